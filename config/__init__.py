@@ -1,0 +1,7 @@
+"""DocGate project configuration; importing it makes the Celery app available to Django."""
+
+from __future__ import annotations
+
+from config.celery import app as celery_app
+
+__all__ = ["celery_app"]

@@ -1,0 +1,171 @@
+"""DocGate settings: one file, read from the environment, with embedded defaults (SQLite, file broker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from config.env import database_from_url, envbool, envfloat, envint, envstr, secret_key_file
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+# Everything DocGate writes at run time (SQLite file, broker folders, uploads) lives under one folder.
+DATA_DIR = Path(envstr("DOCGATE_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+
+SECRET_KEY = envstr("SECRET_KEY") or secret_key_file(DATA_DIR / "secret_key")
+DEBUG = envbool("DEBUG", False)
+ALLOWED_HOSTS = [h.strip() for h in envstr("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")]
+CSRF_TRUSTED_ORIGINS = [o for o in envstr("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "contracts",
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = envstr("DATABASE_URL")
+DATABASES = {"default": database_from_url(DATABASE_URL, default_sqlite=DATA_DIR / "docgate.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "zh-hans"
+LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
+TIME_ZONE = envstr("TIME_ZONE", "Asia/Shanghai")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+# Originals are stored under generated names below MEDIA_ROOT and never served from a user-chosen path.
+MEDIA_ROOT = DATA_DIR / "media"
+MEDIA_URL = "/media-not-served/"
+
+LOGIN_URL = "/accounts/login/"
+
+# --- Intake limits -------------------------------------------------------------------------------------------
+DOCGATE_MAX_UPLOAD_BYTES = envint("DOCGATE_MAX_UPLOAD_BYTES", 10 * 1024 * 1024)
+DOCGATE_MAX_TEXT_CHARS = envint("DOCGATE_MAX_TEXT_CHARS", 2_000_000)
+DOCGATE_MAX_UNZIPPED_BYTES = envint("DOCGATE_MAX_UNZIPPED_BYTES", 50 * 1024 * 1024)
+DOCGATE_MAX_PDF_PAGES = envint("DOCGATE_MAX_PDF_PAGES", 500)
+# Room for multipart framing around a file at the size limit; Django rejects larger bodies itself.
+DATA_UPLOAD_MAX_MEMORY_SIZE = DOCGATE_MAX_UPLOAD_BYTES + 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+
+# --- Jobs ----------------------------------------------------------------------------------------------------
+DOCGATE_JOB_LEASE_S = envint("DOCGATE_JOB_LEASE_S", 600)
+DOCGATE_JOB_QUEUED_DEADLINE_S = envint("DOCGATE_JOB_QUEUED_DEADLINE_S", 300)
+DOCGATE_JOB_MAX_ATTEMPTS = envint("DOCGATE_JOB_MAX_ATTEMPTS", 5)
+DOCGATE_SWEEP_INTERVAL_S = envint("DOCGATE_SWEEP_INTERVAL_S", 60)
+DOCGATE_RETRY_BACKOFF_S = envint("DOCGATE_RETRY_BACKOFF_S", 5)
+
+# --- LLM and gate (used by the inference layer) --------------------------------------------------------------
+LLM_BASE_URL = envstr("LLM_BASE_URL", "http://127.0.0.1:8088/v1")
+LLM_MODEL = envstr("LLM_MODEL", "gemma-3-270m")
+LLM_ENGINE = envstr("LLM_ENGINE", "llamacpp")
+LLM_TIMEOUT_S = envfloat("LLM_TIMEOUT_S", 60.0)
+SAFETY_BLOCK_THRESHOLD = envfloat("SAFETY_BLOCK_THRESHOLD", 0.85)
+
+# --- Celery --------------------------------------------------------------------------------------------------
+REDIS_URL = envstr("REDIS_URL")
+BROKER_DIR = DATA_DIR / "broker"
+if REDIS_URL:
+    CELERY_BROKER_URL = REDIS_URL
+    # Longer than any job lease, so Redis does not redeliver a message that a live worker still holds.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+        "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT_S", 3600),
+    }
+    CELERY_WORKER_ENABLE_REMOTE_CONTROL = True
+else:
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "control_folder": str(BROKER_DIR / "control"),
+    }
+    # The file transport has no broadcast channel for remote control commands.
+    CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
+CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stuck-jobs": {"task": "contracts.tasks.jobs_sweep_task", "schedule": float(DOCGATE_SWEEP_INTERVAL_S)},
+}
+
+# --- REST API ------------------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "contracts.api.auth.ApiKeyAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["contracts.api.auth.IsOrganisationMember"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "contracts.api.errors.api_exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "DocGate API",
+    "DESCRIPTION": "Submit Chinese contracts and citizen tickets; poll jobs; read reviewed results.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

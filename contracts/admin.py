@@ -1,0 +1,47 @@
+"""Django admin registrations for operators."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from contracts.models import ApiKey, AuditEvent, Document, Job, Membership, Organisation, Result
+
+
+@admin.register(Organisation)
+class OrganisationAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "created_at"]
+
+
+admin.site.register(Membership)
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ["name", "organisation", "prefix", "created_at", "last_used_at", "revoked_at"]
+    readonly_fields = ["prefix", "key_hash", "last_used_at"]
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ["id", "organisation", "kind", "source", "created_at"]
+    list_filter = ["kind", "source"]
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ["id", "document", "state", "attempts", "created_at", "finished_at"]
+    list_filter = ["state"]
+
+
+admin.site.register(Result)
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    list_display = ["created_at", "organisation", "action", "object_type", "object_id"]
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: object, obj: object = None) -> bool:
+        return False

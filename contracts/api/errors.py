@@ -1,0 +1,43 @@
+"""One JSON error shape for every API failure: {"error": {"code", "message", "fields"?}}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from contracts.intake import IntakeError
+
+
+def error_response(code: str, message: str, http_status: int, **extra: Any) -> Response:
+    """Build the standard error body."""
+    return Response({"error": {"code": code, "message": message, **extra}}, status=http_status)
+
+
+def _first_message(detail: Any) -> str:
+    if isinstance(detail, dict):
+        for field, value in detail.items():
+            return f"{field}: {_first_message(value)}"
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    return str(detail)
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Translate DRF and intake exceptions into the standard error body."""
+    if isinstance(exc, IntakeError):
+        return error_response(exc.code, exc.message, exc.status)
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = {"error": {"code": "invalid", "message": _first_message(exc.detail), "fields": exc.detail}}
+    else:
+        detail = getattr(exc, "detail", str(exc))
+        code = detail.code if hasattr(detail, "code") else "error"
+        if response.status_code == status.HTTP_404_NOT_FOUND:
+            code = "not_found"
+        response.data = {"error": {"code": str(code), "message": str(detail)}}
+    return response

@@ -1,0 +1,148 @@
+"""API input and output serializers (input → service → output)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rest_framework import serializers
+
+from contracts.models import Document, DocumentKind, Job, JobState, Result
+
+METADATA_FIELDS = ("channel", "region", "caller_reference")
+
+
+class MetadataField(serializers.JSONField):
+    """Free metadata: a JSON object (or, in multipart forms, a JSON-encoded string) of bounded size."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if isinstance(data, str):
+            try:
+                data = json.loads(data) if data.strip() else {}
+            except json.JSONDecodeError as exc:
+                raise serializers.ValidationError("metadata must be a JSON object.") from exc
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("metadata must be a JSON object.")
+        if len(json.dumps(data, ensure_ascii=False)) > 10_000:
+            raise serializers.ValidationError("metadata is larger than 10,000 characters.")
+        return data
+
+
+class SubmitSerializer(serializers.Serializer):
+    """A document to analyse: `text` (JSON or form) or `file` (multipart), never both."""
+
+    kind = serializers.ChoiceField(choices=DocumentKind.choices)
+    text = serializers.CharField(required=False, trim_whitespace=False, allow_blank=True)
+    file = serializers.FileField(required=False, allow_empty_file=True)
+    title = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
+    reference = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        default="",
+        help_text="The caller's own reference, e.g. a ticket number.",
+    )
+    channel = serializers.CharField(
+        required=False, allow_blank=True, max_length=50, help_text="Ticket channel, e.g. phone, web, app."
+    )
+    region = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    metadata = MetadataField(required=False, default=dict)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        has_text, has_file = "text" in attrs, "file" in attrs
+        if has_text == has_file:
+            raise serializers.ValidationError(
+                {"non_field_errors": ["Send either `text` or `file`, not both."]}
+                if has_text
+                else {"text": ["Send `text` or a `file`."]}
+            )
+        if has_text and not attrs["text"].strip():
+            raise serializers.ValidationError({"text": ["The text is empty."]})
+        metadata = dict(attrs.get("metadata") or {})
+        for name in ("channel", "region"):
+            if attrs.get(name):
+                metadata[name] = attrs[name]
+        attrs["metadata"] = metadata
+        return attrs
+
+
+class JobSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Job
+        fields = [
+            "id",
+            "state",
+            "attempts",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "stage_timings",
+            "review_reasons",
+            "degraded",
+            "error",
+        ]
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    job = serializers.SerializerMethodField()
+    result_version = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Document
+        fields = [
+            "id",
+            "kind",
+            "source",
+            "title",
+            "original_name",
+            "content_type",
+            "size_bytes",
+            "sha256",
+            "encoding",
+            "reference",
+            "metadata",
+            "created_at",
+            "job",
+            "result_version",
+        ]
+
+    def get_job(self, document: Document) -> dict[str, Any] | None:
+        job = document.latest_job()
+        return JobSerializer(job).data if job else None
+
+    def get_result_version(self, document: Document) -> int | None:
+        result = document.latest_result()
+        return result.version if result else None
+
+
+class DocumentDetailSerializer(DocumentSerializer):
+    class Meta(DocumentSerializer.Meta):
+        fields = [*DocumentSerializer.Meta.fields, "text"]
+
+
+class SubmitResponseSerializer(serializers.Serializer):
+    document = DocumentSerializer()
+    duplicate = serializers.BooleanField()
+    message = serializers.CharField()
+
+
+class ResultSerializer(serializers.ModelSerializer):
+    document = serializers.UUIDField(source="document_id")
+    job = serializers.UUIDField(source="job_id")
+
+    class Meta:
+        model = Result
+        fields = ["document", "job", "version", "data", "provenance", "created_at"]
+
+
+class DocumentFilterSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=DocumentKind.choices, required=False)
+    status = serializers.ChoiceField(choices=JobState.choices, required=False)
+    created_after = serializers.DateTimeField(required=False)
+    created_before = serializers.DateTimeField(required=False)
+
+
+class ErrorSerializer(serializers.Serializer):
+    """{"error": {"code": ..., "message": ...}}"""
+
+    error = serializers.DictField()

@@ -1,0 +1,178 @@
+"""Thin API views: parse input, call one service, serialize the answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from contracts.api.auth import request_api_key, request_organisation, request_user
+from contracts.api.errors import error_response
+from contracts.api.serializers import (
+    DocumentDetailSerializer,
+    DocumentFilterSerializer,
+    DocumentSerializer,
+    ErrorSerializer,
+    JobSerializer,
+    ResultSerializer,
+    SubmitResponseSerializer,
+    SubmitSerializer,
+)
+from contracts.idempotency import (
+    MAX_KEY_LENGTH,
+    IdempotencyConflict,
+    idempotency_lookup,
+    idempotency_store,
+)
+from contracts.intake import IntakeError, Submission, document_submit, submission_fingerprint
+from contracts.models import Document, DocumentSource, Job
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Replays the first answer for the same key and body; a different body with the key is a 409.",
+)
+ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 404, 409, 413, 422)}
+
+
+def _upload_too_large(request: Request) -> bool:
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return False
+    return length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Submit documents, list and read them, and fetch their latest result."""
+
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    lookup_value_regex = "[0-9a-fA-F-]{36}"
+
+    def get_queryset(self) -> QuerySet[Document]:
+        # Scoping by the caller's organisation makes another organisation's id a plain 404.
+        documents = Document.objects.filter(organisation=request_organisation(self.request))
+        if self.action != "list":
+            return documents
+        filters = DocumentFilterSerializer(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        wanted = filters.validated_data
+        if "kind" in wanted:
+            documents = documents.filter(kind=wanted["kind"])
+        if "status" in wanted:
+            documents = documents.filter(jobs__state=wanted["status"]).distinct()
+        if "created_after" in wanted:
+            documents = documents.filter(created_at__gte=wanted["created_after"])
+        if "created_before" in wanted:
+            documents = documents.filter(created_at__lt=wanted["created_before"])
+        return documents.order_by("-created_at")
+
+    def get_serializer_class(self) -> Any:
+        return DocumentDetailSerializer if self.action == "retrieve" else DocumentSerializer
+
+    @extend_schema(parameters=[DocumentFilterSerializer], responses={200: DocumentSerializer(many=True), **ERRORS})
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(
+        request={"application/json": SubmitSerializer, "multipart/form-data": SubmitSerializer},
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={201: SubmitResponseSerializer, 200: SubmitResponseSerializer, **ERRORS},
+        summary="Submit a contract or ticket (JSON text or multipart file)",
+    )
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if _upload_too_large(request):
+            return error_response(
+                "file_too_large", f"The request exceeds the limit of {settings.DOCGATE_MAX_UPLOAD_BYTES} bytes.", 413
+            )
+        try:
+            incoming = SubmitSerializer(data=request.data)
+        except RequestDataTooBig:
+            return error_response("file_too_large", "The request body is too large.", 413)
+        incoming.is_valid(raise_exception=True)
+        data = incoming.validated_data
+        upload = data.get("file")
+        if upload is not None and upload.size > settings.DOCGATE_MAX_UPLOAD_BYTES:
+            raise IntakeError(
+                "file_too_large", f"The file exceeds the limit of {settings.DOCGATE_MAX_UPLOAD_BYTES} bytes.", 413
+            )
+        submission = Submission(
+            kind=data["kind"],
+            source=DocumentSource.API,
+            data=upload.read() if upload is not None else None,
+            text=data.get("text"),
+            original_name=getattr(upload, "name", "") or "",
+            title=data["title"],
+            reference=data["reference"],
+            metadata=data["metadata"],
+        )
+        organisation = request_organisation(request)
+        assert organisation is not None
+        key = request.META.get("HTTP_IDEMPOTENCY_KEY", "").strip()
+        if len(key) > MAX_KEY_LENGTH:
+            return error_response("invalid_idempotency_key", "Idempotency-Key is longer than 255 characters.", 400)
+        fingerprint = submission_fingerprint(submission) if key else ""
+        if key:
+            try:
+                stored = idempotency_lookup(organisation=organisation, key=key, fingerprint=fingerprint)
+            except IdempotencyConflict:
+                return error_response(
+                    "idempotency_conflict", "This Idempotency-Key was used with a different request.", 409
+                )
+            if stored is not None:
+                return Response(stored.body, status=stored.status, headers={"Idempotent-Replayed": "true"})
+        outcome = document_submit(
+            organisation=organisation,
+            submission=submission,
+            user=request_user(request),
+            api_key=request_api_key(request),
+        )
+        body = SubmitResponseSerializer(
+            {
+                "document": outcome.document,
+                "duplicate": outcome.duplicate,
+                "message": "An identical document was already submitted; this is that document."
+                if outcome.duplicate
+                else "Document accepted and queued.",
+            }
+        ).data
+        answer_status = status.HTTP_200_OK if outcome.duplicate else status.HTTP_201_CREATED
+        if key:
+            stored = idempotency_store(
+                organisation=organisation, key=key, fingerprint=fingerprint, status=answer_status, body=body
+            )
+            return Response(stored.body, status=stored.status)
+        return Response(body, status=answer_status)
+
+    @extend_schema(responses={200: ResultSerializer, 404: OpenApiResponse(ErrorSerializer)})
+    @action(detail=True, methods=["get"])
+    def result(self, request: Request, pk: str | None = None) -> Response:
+        """The latest result version (the reviewed one once a reviewer has finalized)."""
+        document = self.get_object()
+        result = document.latest_result()
+        if result is None:
+            job = document.latest_job()
+            return error_response(
+                "result_not_ready", "The document has no result yet.", 404, job_state=job.state if job else None
+            )
+        return Response(ResultSerializer(result).data)
+
+
+class JobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Job status: state, attempts, per-stage timings, errors."""
+
+    serializer_class = JobSerializer
+    lookup_value_regex = "[0-9a-fA-F-]{36}"
+
+    def get_queryset(self) -> QuerySet[Job]:
+        return Job.objects.filter(organisation=request_organisation(self.request))

@@ -1,0 +1,14 @@
+"""Django app configuration for the document domain."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class ContractsConfig(AppConfig):
+    name = "contracts"
+    verbose_name = "DocGate documents"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from contracts import checks  # noqa: F401  (registers system checks)

@@ -1,0 +1,66 @@
+"""System checks: `manage.py check` warns about settings that cannot work."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.checks import Tags, Warning, register
+
+LLM_ENGINES = ("vllm", "llamacpp")
+
+
+@register(Tags.compatibility)
+def docgate_settings_check(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
+    """Return warnings for a misconfigured LLM, broker, limits or secret."""
+    warnings: list[Warning] = []
+    llm = urlsplit(settings.LLM_BASE_URL)
+    if llm.scheme not in {"http", "https"} or not llm.hostname:
+        warnings.append(
+            Warning(
+                f"LLM_BASE_URL {settings.LLM_BASE_URL!r} is not an http(s) URL.",
+                hint="e.g. http://vllm:8000/v1",
+                id="docgate.W001",
+            )
+        )
+    elif not llm.path.rstrip("/").endswith("/v1"):
+        warnings.append(Warning("LLM_BASE_URL should end with /v1 (the OpenAI-compatible prefix).", id="docgate.W002"))
+    if settings.LLM_ENGINE not in LLM_ENGINES:
+        warnings.append(
+            Warning(
+                f"LLM_ENGINE {settings.LLM_ENGINE!r} is unknown.",
+                hint=f"use one of {', '.join(LLM_ENGINES)}",
+                id="docgate.W003",
+            )
+        )
+    if settings.LLM_TIMEOUT_S <= 0:
+        warnings.append(Warning("LLM_TIMEOUT_S must be positive.", id="docgate.W004"))
+    broker = urlsplit(settings.CELERY_BROKER_URL)
+    if broker.scheme not in {"redis", "rediss", "filesystem"}:
+        warnings.append(
+            Warning(
+                f"broker URL scheme {broker.scheme!r} is not supported (REDIS_URL must be redis:// or rediss://).",
+                id="docgate.W005",
+            )
+        )
+    if broker.scheme == "filesystem" and settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        warnings.append(
+            Warning(
+                "PostgreSQL is configured but the broker is the local file queue;"
+                " workers on other hosts will not see jobs.",
+                hint="set REDIS_URL",
+                id="docgate.W006",
+            )
+        )
+    if not 0 < settings.SAFETY_BLOCK_THRESHOLD <= 1:
+        warnings.append(Warning("SAFETY_BLOCK_THRESHOLD must be in (0, 1].", id="docgate.W007"))
+    if settings.DOCGATE_JOB_LEASE_S < 30:
+        warnings.append(
+            Warning("DOCGATE_JOB_LEASE_S below 30 s lets slow jobs be taken over while running.", id="docgate.W008")
+        )
+    if len(settings.SECRET_KEY) < 32:
+        warnings.append(
+            Warning("SECRET_KEY is shorter than 32 characters.", hint="set a long random SECRET_KEY", id="docgate.W009")
+        )
+    return warnings

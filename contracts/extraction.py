@@ -1,0 +1,177 @@
+"""Text extraction from uploaded bytes: type decided by content, never by the file name."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from dataclasses import dataclass
+from xml.etree import ElementTree
+
+WORD_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+# Control characters other than tab, newline, carriage return and form feed mark binary data, not text.
+_BINARY_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+class ExtractionError(Exception):
+    """The upload cannot be read; `code` is a stable machine-readable reason."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """Text recovered from an upload, with what was detected about it."""
+
+    text: str
+    content_type: str
+    encoding: str
+
+
+@dataclass(frozen=True)
+class ExtractionLimits:
+    """Bounds that keep hostile files from exhausting memory or time."""
+
+    max_unzipped_bytes: int
+    max_pdf_pages: int
+    max_text_chars: int
+
+
+def sniff_content_type(data: bytes) -> str:
+    """Return the MIME type recognised from the leading bytes (PDF, DOCX, otherwise plain text)."""
+    if data.startswith(b"%PDF-"):
+        return "application/pdf"
+    if data.startswith(b"PK\x03\x04"):
+        return "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    return "text/plain"
+
+
+def text_decode(data: bytes) -> tuple[str, str]:
+    """Decode plain text as UTF-8/UTF-16 (by BOM) or GB18030; return (text, encoding) or raise."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        candidates = ["utf-8-sig"]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        candidates = ["utf-16"]
+    else:
+        candidates = ["utf-8", "gbk", "gb18030"]
+    for encoding in candidates:
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if _BINARY_CONTROL.search(text):
+            raise ExtractionError(
+                "binary_content", "The file contains binary data, not text. Send .txt, .docx or .pdf."
+            )
+        return text, {"utf-8-sig": "utf-8", "utf-16": "utf-16"}.get(encoding, encoding)
+    raise ExtractionError(
+        "undecodable_text",
+        "The text is not valid UTF-8, UTF-16 (with BOM) or GB18030/GBK. Re-save it in one of these encodings.",
+    )
+
+
+def _zip_member_read(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
+    """Read one member, stopping once `limit` bytes are exceeded (declared sizes can lie)."""
+    out = io.BytesIO()
+    with archive.open(name) as member:
+        while chunk := member.read(65536):
+            out.write(chunk)
+            if out.tell() > limit:
+                raise ExtractionError("archive_too_large", "The .docx expands beyond the allowed size.")
+    return out.getvalue()
+
+
+def docx_text(data: bytes, limits: ExtractionLimits) -> str:
+    """Extract paragraph text from a .docx; reject archives that are broken or expand too far."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise ExtractionError("invalid_docx", "The file looks like a .docx but is not a valid zip archive.") from exc
+    with archive:
+        try:
+            infos = archive.infolist()
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise ExtractionError("invalid_docx", "The .docx archive is damaged.") from exc
+        if sum(info.file_size for info in infos) > limits.max_unzipped_bytes:
+            raise ExtractionError("archive_too_large", "The .docx expands beyond the allowed size.")
+        if "word/document.xml" not in archive.namelist():
+            raise ExtractionError("invalid_docx", "The zip archive is not a Word document (no word/document.xml).")
+        try:
+            xml = _zip_member_read(archive, "word/document.xml", limits.max_unzipped_bytes)
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            raise ExtractionError("invalid_docx", "The .docx archive is damaged.") from exc
+    if b"<!DOCTYPE" in xml[:4096] or b"<!ENTITY" in xml:
+        raise ExtractionError("invalid_docx", "The Word document declares entities, which DocGate refuses.")
+    try:
+        root = ElementTree.fromstring(xml)
+    except ElementTree.ParseError as exc:
+        raise ExtractionError("invalid_docx", "The Word document's XML is malformed.") from exc
+    paragraphs: list[str] = []
+    for paragraph in root.iter(f"{WORD_NS}p"):
+        parts: list[str] = []
+        for node in paragraph.iter():
+            if node.tag == f"{WORD_NS}t" and node.text:
+                parts.append(node.text)
+            elif node.tag == f"{WORD_NS}tab":
+                parts.append("\t")
+            elif node.tag in (f"{WORD_NS}br", f"{WORD_NS}cr"):
+                parts.append("\n")
+        paragraphs.append("".join(parts))
+    return "\n".join(paragraphs)
+
+
+def pdf_text(data: bytes, limits: ExtractionLimits) -> str:
+    """Extract the text layer of a PDF; reject encrypted, broken or over-long files."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise ExtractionError("encrypted_pdf", "The PDF is encrypted; send an unprotected copy.")
+        page_count = len(reader.pages)
+    except ExtractionError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError, RecursionError) as exc:
+        raise ExtractionError("invalid_pdf", "The PDF cannot be read.") from exc
+    if page_count > limits.max_pdf_pages:
+        raise ExtractionError("too_many_pages", f"The PDF has {page_count} pages; the limit is {limits.max_pdf_pages}.")
+    parts: list[str] = []
+    total = 0
+    for page in reader.pages:
+        try:
+            text = page.extract_text() or ""
+        except (PdfReadError, ValueError, KeyError, TypeError, OSError, RecursionError) as exc:
+            raise ExtractionError("invalid_pdf", "A page of the PDF cannot be read.") from exc
+        total += len(text)
+        if total > limits.max_text_chars:
+            raise ExtractionError("text_too_long", "The PDF holds more text than DocGate accepts.")
+        parts.append(text)
+    return "\n".join(parts)
+
+
+def extract(data: bytes, limits: ExtractionLimits) -> Extracted:
+    """Return the text of an upload; raise ExtractionError with a clear reason when it cannot be read."""
+    if not data:
+        raise ExtractionError("empty_file", "The file is empty.")
+    content_type = sniff_content_type(data)
+    if content_type == "application/pdf":
+        text, encoding = pdf_text(data, limits), ""
+        if not text.strip():
+            raise ExtractionError(
+                "pdf_without_text",
+                "The PDF has no text layer (it is probably a scan). DocGate does not run OCR: send a text PDF,"
+                " .docx or .txt.",
+            )
+    elif content_type.endswith("wordprocessingml.document"):
+        text, encoding = docx_text(data, limits), ""
+    else:
+        text, encoding = text_decode(data)
+    if not text.strip():
+        raise ExtractionError("empty_text", "The document contains no text.")
+    if len(text) > limits.max_text_chars:
+        raise ExtractionError("text_too_long", f"The text is longer than {limits.max_text_chars} characters.")
+    return Extracted(text=text, content_type=content_type, encoding=encoding)

@@ -1,0 +1,191 @@
+"""Intake: validate, extract, de-duplicate, store the document and its job, enqueue after commit."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
+
+from contracts.audit import audit_record
+from contracts.extraction import ExtractionError, ExtractionLimits, extract
+from contracts.models import ApiKey, Document, DocumentKind, DocumentSource, Job, Organisation
+
+logger = logging.getLogger(__name__)
+
+
+class IntakeError(Exception):
+    """A submission DocGate refuses; carries an HTTP status and a stable code."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One document as a caller sent it: exactly one of `data` (file bytes) or `text`."""
+
+    kind: str
+    source: str
+    data: bytes | None = None
+    text: str | None = None
+    original_name: str = ""
+    title: str = ""
+    reference: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IntakeOutcome:
+    """The stored document, its job, and whether an identical document already existed."""
+
+    document: Document
+    job: Job
+    duplicate: bool
+
+
+def extraction_limits() -> ExtractionLimits:
+    """Return the configured extraction bounds."""
+    return ExtractionLimits(
+        max_unzipped_bytes=settings.DOCGATE_MAX_UNZIPPED_BYTES,
+        max_pdf_pages=settings.DOCGATE_MAX_PDF_PAGES,
+        max_text_chars=settings.DOCGATE_MAX_TEXT_CHARS,
+    )
+
+
+def submission_validate(submission: Submission) -> tuple[bytes, str, str, str]:
+    """Check a submission and extract its text; return (raw bytes, text, content type, encoding)."""
+    if submission.kind not in DocumentKind.values:
+        raise IntakeError("unknown_kind", f"kind must be one of {', '.join(DocumentKind.values)}.")
+    if submission.source not in DocumentSource.values:
+        raise IntakeError("unknown_source", "source must be api or portal.")
+    if (submission.data is None) == (submission.text is None):
+        raise IntakeError("no_content", "Send either a file or a text, not both and not neither.")
+    if submission.text is not None:
+        text = text_sanitize(submission.text)
+        if not text.strip():
+            raise IntakeError("empty_text", "The text is empty.")
+        if len(text) > settings.DOCGATE_MAX_TEXT_CHARS:
+            raise IntakeError("text_too_long", f"The text exceeds {settings.DOCGATE_MAX_TEXT_CHARS} characters.", 413)
+        return text.encode("utf-8"), text, "text/plain", "utf-8"
+    assert submission.data is not None
+    if len(submission.data) > settings.DOCGATE_MAX_UPLOAD_BYTES:
+        raise IntakeError(
+            "file_too_large", f"The file exceeds the limit of {settings.DOCGATE_MAX_UPLOAD_BYTES} bytes.", 413
+        )
+    try:
+        extracted = extract(submission.data, extraction_limits())
+    except ExtractionError as exc:
+        status = 413 if exc.code in {"archive_too_large", "text_too_long", "too_many_pages"} else 422
+        raise IntakeError(exc.code, exc.message, status) from exc
+    return submission.data, text_sanitize(extracted.text), extracted.content_type, extracted.encoding
+
+
+def text_sanitize(text: str) -> str:
+    """Replace lone surrogates with U+FFFD and drop NUL, which no database text column can hold."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").replace("\x00", "")
+
+
+def submission_fingerprint(submission: Submission) -> str:
+    """Return a digest of what a submission means (not its wire framing), for Idempotency-Key checks."""
+    digest = hashlib.sha256()
+    content = submission.data if submission.data is not None else (submission.text or "").encode("utf-8", "replace")
+    for part in (
+        submission.kind,
+        submission.title,
+        submission.reference,
+        submission.original_name,
+        repr(sorted(submission.metadata.items())),
+        hashlib.sha256(content).hexdigest(),
+    ):
+        digest.update(part.encode("utf-8", "replace") + b"\x1f")
+    return digest.hexdigest()
+
+
+def document_submit(
+    *,
+    organisation: Organisation,
+    submission: Submission,
+    user: Any = None,
+    api_key: ApiKey | None = None,
+) -> IntakeOutcome:
+    """Store a new document with a queued job, or return the existing one with the same checksum."""
+    raw, text, content_type, encoding = submission_validate(submission)
+    sha256 = hashlib.sha256(raw).hexdigest()
+    existing = _existing_outcome(organisation, sha256)
+    if existing is not None:
+        return existing
+    document = Document(
+        organisation=organisation,
+        kind=submission.kind,
+        source=submission.source,
+        title=submission.title[:300],
+        original_name=submission.original_name[:255],
+        content_type=content_type,
+        size_bytes=len(raw),
+        sha256=sha256,
+        encoding=encoding,
+        text=text,
+        metadata=submission.metadata,
+        reference=submission.reference[:200],
+        submitted_by=user if getattr(user, "is_authenticated", False) else None,
+        api_key=api_key,
+    )
+    try:
+        with transaction.atomic():
+            if submission.data is not None:
+                document.original.save("original.bin", ContentFile(raw), save=False)
+            document.save()
+            job = Job.objects.create(organisation=organisation, document=document)
+            audit_record(
+                organisation=organisation,
+                action="document.submitted",
+                obj=document,
+                user=user,
+                api_key=api_key,
+                after={"kind": document.kind, "sha256": sha256, "size_bytes": len(raw), "job": str(job.id)},
+            )
+            transaction.on_commit(lambda: job_enqueue(job.id))
+    except IntegrityError:
+        _original_delete(document)
+        # Another request stored the same bytes first: answer with that document.
+        existing = _existing_outcome(organisation, sha256)
+        if existing is None:
+            raise
+        return existing
+    except BaseException:
+        _original_delete(document)
+        raise
+    return IntakeOutcome(document=document, job=job, duplicate=False)
+
+
+def _original_delete(document: Document) -> None:
+    """Remove a stored original whose database row was rolled back, so nothing half-stored remains."""
+    if document.original and document.original.name:
+        document.original.storage.delete(document.original.name)
+
+
+def _existing_outcome(organisation: Organisation, sha256: str) -> IntakeOutcome | None:
+    document = Document.objects.filter(organisation=organisation, sha256=sha256).first()
+    if document is None:
+        return None
+    job = document.latest_job()
+    assert job is not None, "every stored document has a job"
+    return IntakeOutcome(document=document, job=job, duplicate=True)
+
+
+def job_enqueue(job_id: Any) -> None:
+    """Send the job to the broker; if that fails the job stays queued and the sweeper sends it later."""
+    from contracts.tasks import job_run_task
+
+    try:
+        job_run_task.delay(str(job_id))
+    except Exception:  # broker down: the database row is the source of truth
+        logger.warning("could not enqueue job %s; the sweeper will retry", job_id, exc_info=True)

@@ -1,0 +1,101 @@
+"""Run the web server, one Celery worker and beat together (the embedded `make run` setup)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Start gunicorn, a Celery worker and Celery beat; stop all of them when one exits or on Ctrl-C."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--bind", default="127.0.0.1:8000")
+        parser.add_argument("--web-workers", type=int, default=2)
+
+    def handle(self, *args: Any, bind: str, web_workers: int, **options: Any) -> None:
+        python = sys.executable
+        settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+        for folder in ("queue", "control"):
+            (settings.BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
+        commands = {
+            "web": [
+                python,
+                "-m",
+                "gunicorn",
+                "config.wsgi",
+                "--bind",
+                bind,
+                "--workers",
+                str(web_workers),
+                "--access-logfile",
+                "-",
+            ],
+            "worker": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--loglevel",
+                "INFO",
+                "--concurrency",
+                "1",
+                "--hostname",
+                "docgate-worker@%h",
+            ],
+            "beat": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "beat",
+                "--loglevel",
+                "INFO",
+                "--schedule",
+                settings.CELERY_BEAT_SCHEDULE_FILENAME,
+            ],
+        }
+        processes = {name: subprocess.Popen(cmd, env=os.environ.copy()) for name, cmd in commands.items()}
+        host = bind.split(":")[0]
+        port = bind.rsplit(":", 1)[-1]
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"DocGate is up: portal http://{host}:{port}/  API http://{host}:{port}/api/v1/  "
+                f"docs http://{host}:{port}/api/v1/docs/  (Ctrl-C stops everything)"
+            )
+        )
+        stopping = False
+
+        def stop(signum: int, frame: Any) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            while not stopping and all(p.poll() is None for p in processes.values()):
+                time.sleep(0.5)
+        finally:
+            for _name, process in processes.items():
+                if process.poll() is None:
+                    process.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + 15
+            for process in processes.values():
+                try:
+                    process.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        exited = [name for name, p in processes.items() if p.returncode not in (0, -signal.SIGTERM, None)]
+        if exited and not stopping:
+            self.stderr.write(f"stopped because {', '.join(exited)} exited unexpectedly")
+            sys.exit(1)

@@ -1,0 +1,251 @@
+"""The pipeline runner: claim a job with a conditional UPDATE, run ordered stages, store one result."""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+from contracts.audit import audit_record
+from contracts.models import Document, Job, JobState, Result
+from contracts.stages import ExtractionStage
+
+logger = logging.getLogger(__name__)
+
+
+class TransientError(Exception):
+    """A failure worth retrying (LLM timeout, lost database connection); the job goes back to the queue."""
+
+
+class JobLost(Exception):
+    """Another process took the job over (our lease expired); this run must stop without writing."""
+
+
+@dataclass
+class JobContext:
+    """What stages share: the document, the text they work on, and what they found."""
+
+    job: Job
+    document: Document
+    attempt: int
+    text: str
+    artifacts: dict[str, Any] = field(default_factory=dict)
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    review_reasons: list[str] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    degraded: bool = False
+
+
+class Stage(Protocol):
+    """One step of the pipeline: a name and a run method over the shared context."""
+
+    name: str
+
+    def run(self, ctx: JobContext) -> None: ...
+
+
+def pipeline_stages() -> list[Stage]:
+    """Return the ordered stages every job runs."""
+    return [ExtractionStage()]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a run did: `status` is claimed-and-finished state, or why it did not run."""
+
+    status: str
+    retry_after_s: float = 0.0
+
+
+def job_claim(job_id: Any, worker: str) -> int | None:
+    """Claim a queued job (or one whose lease ran out) for this worker; return the attempt number or None."""
+    now = timezone.now()
+    lease = now + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
+    claimable = Q(state=JobState.QUEUED) | Q(state=JobState.RUNNING, lease_expires_at__lt=now)
+    updated = Job.objects.filter(claimable, pk=job_id, attempts__lt=settings.DOCGATE_JOB_MAX_ATTEMPTS).update(
+        state=JobState.RUNNING,
+        attempts=F("attempts") + 1,
+        started_at=now,
+        lease_expires_at=lease,
+        claimed_by=worker[:200],
+    )
+    if updated != 1:
+        return None  # another process got there first, or the job is final
+    return int(Job.objects.values_list("attempts", flat=True).get(pk=job_id))
+
+
+def _owned(job_id: Any, attempt: int) -> Any:
+    return Job.objects.filter(pk=job_id, state=JobState.RUNNING, attempts=attempt)
+
+
+def job_run(job_id: Any, worker: str, stages: Sequence[Stage] | None = None) -> RunOutcome:
+    """Run the pipeline for one job; idempotent: a second delivery of the same job does nothing."""
+    job = Job.objects.filter(pk=job_id).select_related("document").first()
+    if job is None:
+        return RunOutcome("missing")
+    if job.is_final:
+        return RunOutcome("already_final")
+    attempt = job_claim(job_id, worker)
+    if attempt is None:
+        job.refresh_from_db()
+        if job.state == JobState.RUNNING and job.lease_expires_at is not None:
+            remaining = (job.lease_expires_at - timezone.now()).total_seconds()
+            return RunOutcome("busy", retry_after_s=max(remaining, 0.0) + 1.0)
+        if job.state == JobState.QUEUED and job.attempts >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
+            job_fail(
+                job_id, None, {"stage": None, "type": "GaveUp", "message": f"gave up after {job.attempts} attempts"}
+            )
+            return RunOutcome(JobState.FAILED)
+        return RunOutcome("not_claimed")
+    job.refresh_from_db()
+    ctx = JobContext(job=job, document=job.document, attempt=attempt, text=job.document.text)
+    timings: dict[str, Any] = dict(job.stage_timings)
+    stage_name = "start"
+    try:
+        for stage in stages if stages is not None else pipeline_stages():
+            stage_name = stage.name
+            started = time.perf_counter()
+            stage.run(ctx)
+            timings[stage.name] = {"ms": round((time.perf_counter() - started) * 1000, 3), "attempt": attempt}
+            _lease_extend(job_id, attempt, timings)
+    except JobLost:
+        return RunOutcome("lost")
+    except (TransientError, OperationalError, InterfaceError) as exc:
+        _job_release(job_id, attempt, _error_record(exc, stage_name))
+        raise TransientError(str(exc)) from exc
+    except Exception as exc:
+        job_fail(job_id, attempt, _error_record(exc, stage_name))
+        return RunOutcome(JobState.FAILED)
+    return RunOutcome(job_finish(ctx, timings))
+
+
+def _error_record(exc: BaseException, stage_name: str) -> dict[str, Any]:
+    tail = traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:]
+    return {"stage": stage_name, "type": type(exc).__name__, "message": str(exc)[:2000], "trace": "".join(tail)}
+
+
+def _lease_extend(job_id: Any, attempt: int, timings: dict[str, Any]) -> None:
+    """Renew the lease after each stage; raise JobLost when another process owns the job now."""
+    lease = timezone.now() + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
+    if _owned(job_id, attempt).update(lease_expires_at=lease, stage_timings=timings) != 1:
+        raise JobLost(str(job_id))
+
+
+def _job_release(job_id: Any, attempt: int, error: dict[str, Any]) -> None:
+    """Put a job back in the queue after a transient failure (a fresh connection if the old one died)."""
+    for _ in range(2):
+        try:
+            _owned(job_id, attempt).update(
+                state=JobState.QUEUED, queued_at=timezone.now(), lease_expires_at=None, error=error
+            )
+            return
+        except DatabaseError:
+            connection.close()
+    logger.warning("job %s could not be released; its lease will expire and the sweeper will requeue it", job_id)
+
+
+def job_fail(job_id: Any, attempt: int | None, error: dict[str, Any]) -> None:
+    """Mark a job failed with the error recorded (the document itself is kept)."""
+    jobs = Job.objects.filter(pk=job_id).exclude(state__in=[JobState.DONE, JobState.NEEDS_REVIEW])
+    if attempt is not None:
+        jobs = jobs.filter(attempts=attempt)
+    now = timezone.now()
+    with transaction.atomic():
+        if jobs.update(state=JobState.FAILED, finished_at=now, lease_expires_at=None, error=error) == 1:
+            job = Job.objects.select_related("organisation").get(pk=job_id)
+            audit_record(
+                organisation=job.organisation,
+                action="job.failed",
+                obj=job,
+                system="pipeline",
+                after={"error": {k: v for k, v in error.items() if k != "trace"}},
+            )
+
+
+def job_finish(ctx: JobContext, timings: dict[str, Any]) -> str:
+    """Store the result and move the job to done or needs_review in one transaction; return the state."""
+    state = JobState.NEEDS_REVIEW if ctx.review_reasons else JobState.DONE
+    now = timezone.now()
+    with transaction.atomic():
+        updated = _owned(ctx.job.pk, ctx.attempt).update(
+            state=state,
+            finished_at=now,
+            lease_expires_at=None,
+            stage_timings=timings,
+            artifacts=ctx.artifacts,
+            review_reasons=ctx.review_reasons,
+            degraded=ctx.degraded,
+            error=None,
+        )
+        if updated != 1:
+            return "lost"  # another run finished it; writing a second result would double the work
+        latest = Result.objects.filter(document=ctx.document).aggregate(v=Max("version"))["v"] or 0
+        result = Result.objects.create(
+            organisation_id=ctx.job.organisation_id,
+            document=ctx.document,
+            job=ctx.job,
+            version=latest + 1,
+            data={
+                "kind": ctx.document.kind,
+                "findings": ctx.findings,
+                "review_reasons": ctx.review_reasons,
+                "degraded": ctx.degraded,
+                **{k: v for k, v in ctx.artifacts.items() if k == "stats"},
+            },
+            provenance={"stages": list(timings), **ctx.provenance},
+        )
+        audit_record(
+            organisation=ctx.job.organisation,
+            action=f"job.{state}",
+            obj=ctx.job,
+            system="pipeline",
+            after={"result_version": result.version, "review_reasons": ctx.review_reasons},
+        )
+    return str(state)
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """How many jobs the sweeper handed back to the broker or gave up on."""
+
+    requeued_running: int
+    resent_queued: int
+    failed: int
+
+
+def jobs_sweep() -> tuple[SweepReport, list[str]]:
+    """Requeue jobs whose lease expired and resend jobs queued too long; return counts and ids to enqueue."""
+    now = timezone.now()
+    to_send: list[str] = []
+    failed = requeued = resent = 0
+    for job_id, attempts in Job.objects.filter(state=JobState.RUNNING, lease_expires_at__lt=now).values_list(
+        "pk", "attempts"
+    ):
+        if attempts >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
+            job_fail(
+                job_id,
+                attempts,
+                {"stage": None, "type": "GaveUp", "message": f"lease expired after {attempts} attempts"},
+            )
+            failed += 1
+            continue
+        stale = Job.objects.filter(pk=job_id, state=JobState.RUNNING, lease_expires_at__lt=now)
+        if stale.update(state=JobState.QUEUED, queued_at=now, lease_expires_at=None) == 1:
+            requeued += 1
+            to_send.append(str(job_id))
+    deadline = now - timedelta(seconds=settings.DOCGATE_JOB_QUEUED_DEADLINE_S)
+    for job_id in Job.objects.filter(state=JobState.QUEUED, queued_at__lt=deadline).values_list("pk", flat=True):
+        # Touching queued_at keeps the next sweep from resending before the deadline passes again.
+        if Job.objects.filter(pk=job_id, state=JobState.QUEUED, queued_at__lt=deadline).update(queued_at=now):
+            resent += 1
+            to_send.append(str(job_id))
+    return SweepReport(requeued_running=requeued, resent_queued=resent, failed=failed), to_send

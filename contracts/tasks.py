@@ -1,0 +1,50 @@
+"""Celery interfaces to the pipeline services: thin, idempotent, retried on transient errors."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import socket
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+
+from contracts.pipeline import TransientError, job_run, jobs_sweep
+
+logger = logging.getLogger(__name__)
+WORKER_NAME = f"{socket.gethostname()}:{os.getpid()}"
+
+
+def retry_delay_s(retries: int) -> float:
+    """Exponential backoff with full jitter, capped at five minutes."""
+    ceiling = min(300.0, settings.DOCGATE_RETRY_BACKOFF_S * (2**retries))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def job_run_task(self: Any, job_id: str) -> str:
+    """Run the pipeline for one job; safe to receive more than once."""
+    try:
+        outcome = job_run(job_id, WORKER_NAME)
+    except TransientError as exc:
+        if self.request.retries + 1 >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
+            logger.warning("job %s: transient error on the last attempt; the next claim marks it failed", job_id)
+        raise self.retry(exc=exc, countdown=retry_delay_s(self.request.retries)) from exc
+    if outcome.status == "busy":
+        # Another worker holds a live lease (or died holding it): look again once the lease has run out.
+        raise self.retry(countdown=outcome.retry_after_s)
+    logger.info("job %s: %s", job_id, outcome.status)
+    return outcome.status
+
+
+@shared_task(acks_late=True)
+def jobs_sweep_task() -> dict[str, int]:
+    """Periodic: hand jobs stuck in queued/running back to the broker."""
+    report, job_ids = jobs_sweep()
+    for job_id in job_ids:
+        job_run_task.delay(job_id)
+    if job_ids:
+        logger.info("sweeper re-enqueued %d job(s): %s", len(job_ids), report)
+    return {"requeued_running": report.requeued_running, "resent_queued": report.resent_queued, "failed": report.failed}

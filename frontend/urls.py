@@ -1,0 +1,11 @@
+"""Portal routes (the full portal arrives with its own issue)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from frontend import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+]

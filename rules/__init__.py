@@ -1,0 +1,1 @@
+"""DocGate's deterministic layer: pure Python, no Django imports."""

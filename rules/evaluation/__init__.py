@@ -1,0 +1,1 @@
+"""Evaluation metrics for DocGate's tasks (pure Python, used by `manage.py evaluate`)."""

@@ -1,0 +1,116 @@
+"""Shared fixtures: named actors, API clients, and the real services integration tests need.
+
+Alice submits documents for Acme, Rita reviews for Acme, and Oscar belongs to Globex and must see nothing of Acme's.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+@dataclass
+class Actors:
+    acme: Any
+    globex: Any
+    alice: Any
+    rita: Any
+    oscar: Any
+    acme_key: str
+    globex_key: str
+
+
+@pytest.fixture(autouse=True)
+def _media_in_tmp(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Keep uploaded originals of each test in its own folder (only for tests that use Django)."""
+    if "settings" in request.fixturenames or request.node.get_closest_marker("django_db"):
+        settings = request.getfixturevalue("settings")
+        settings.MEDIA_ROOT = str(tmp_path / "media")
+
+
+@pytest.fixture
+def actors(db: Any) -> Actors:
+    from django.contrib.auth import get_user_model
+
+    from contracts.models import ApiKey, Membership, Organisation, Role
+
+    users = get_user_model()
+    acme = Organisation.objects.create(name="Acme 法务部", slug="acme")
+    globex = Organisation.objects.create(name="Globex 热线", slug="globex")
+    alice = users.objects.create_user("alice", password="alice-password-1")
+    rita = users.objects.create_user("rita", password="rita-password-1")
+    oscar = users.objects.create_user("oscar", password="oscar-password-1")
+    Membership.objects.create(user=alice, organisation=acme, role=Role.SUBMITTER)
+    Membership.objects.create(user=rita, organisation=acme, role=Role.REVIEWER)
+    Membership.objects.create(user=oscar, organisation=globex, role=Role.ADMIN)
+    _, acme_key = ApiKey.issue(organisation=acme, name="acme integration")
+    _, globex_key = ApiKey.issue(organisation=globex, name="globex integration")
+    return Actors(acme, globex, alice, rita, oscar, acme_key, globex_key)
+
+
+@pytest.fixture
+def acme_api(actors: Actors) -> Any:
+    """An API client authenticated with Acme's key."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {actors.acme_key}")
+    return client
+
+
+@pytest.fixture
+def globex_api(actors: Actors) -> Any:
+    """An API client authenticated with Globex's key (the outsider)."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {actors.globex_key}")
+    return client
+
+
+def _reachable(url: str, default_port: int) -> bool:
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or default_port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def real_services() -> dict[str, str]:
+    """Require PostgreSQL (as the test database) and Redis (as the broker); skip, or fail when CI=true."""
+    from django.conf import settings
+
+    missing = []
+    database = settings.DATABASES["default"]
+    if not database["ENGINE"].endswith("postgresql"):
+        missing.append("PostgreSQL (set DATABASE_URL=postgres://…)")
+    if not settings.REDIS_URL or not _reachable(settings.REDIS_URL, 6379):
+        missing.append("Redis (set REDIS_URL=redis://…)")
+    if missing:
+        message = "integration test needs " + " and ".join(missing)
+        if IN_CI:
+            pytest.fail(message + " — with CI=true a missing service is a failure", pytrace=False)
+        pytest.skip(message)
+    return {"redis_url": settings.REDIS_URL}
+
+
+@pytest.fixture
+def redis_flushed(real_services: dict[str, str]) -> Iterator[str]:
+    """The test Redis database, emptied before and after the test."""
+    import redis
+
+    client = redis.Redis.from_url(real_services["redis_url"])
+    client.flushdb()
+    yield real_services["redis_url"]
+    client.flushdb()
