@@ -55,6 +55,9 @@ def text_decode(data: bytes) -> tuple[str, str]:
         candidates = ["utf-8-sig"]
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
         candidates = ["utf-16"]
+    elif b"\x00" in data:
+        # NUL bytes without a UTF-16 byte-order mark mean binary data (an image, an executable, a database).
+        raise ExtractionError("binary_content", "The file contains binary data, not text. Send .txt, .docx or .pdf.")
     else:
         candidates = ["utf-8", "gbk", "gb18030"]
     for encoding in candidates:

@@ -1,0 +1,41 @@
+# DocGate. `make run` serves it on embedded defaults; `make test` runs the whole suite.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTEST_ARGS ?=
+
+.PHONY: run test lint bench install install-test clean
+
+$(VENV)/.runtime: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.test: $(VENV)/.runtime tests/requirements.txt
+	$(PY) -m pip install -q -r tests/requirements.txt
+	touch $@
+
+install: $(VENV)/.runtime
+
+install-test: $(VENV)/.test
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput -v0
+	$(PY) manage.py bootstrap_demo
+	$(PY) manage.py runstack --bind $${DOCGATE_BIND:-127.0.0.1:8000}
+
+test: install-test
+	@eval "$$(bash tests/services.sh)" && \
+	  DOCGATE_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy .
+
+bench: install-test
+	$(PY) -m tests.benchmarks.run
+
+clean:
+	rm -rf var/test .pytest_cache .mypy_cache .ruff_cache

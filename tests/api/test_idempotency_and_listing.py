@@ -1,0 +1,110 @@
+"""Idempotency-Key replay and conflict, duplicate detection, listing with pagination and filters."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from contracts.models import Document, Job, JobState
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/documents/"
+
+
+def test_same_idempotency_key_and_body_replays_the_first_answer(acme_api: Any) -> None:
+    body = {"kind": "ticket", "text": "公交车司机态度恶劣，要求处理。"}
+    first = acme_api.post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="order-42")
+    second = acme_api.post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="order-42")
+    assert first.status_code == second.status_code == 201
+    assert second.json() == first.json()
+    assert second.headers["Idempotent-Replayed"] == "true"
+    assert Document.objects.count() == 1 and Job.objects.count() == 1
+
+
+def test_same_idempotency_key_with_another_body_is_a_409(acme_api: Any) -> None:
+    acme_api.post(URL, {"kind": "ticket", "text": "路灯坏了一个月。"}, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+    response = acme_api.post(URL, {"kind": "ticket", "text": "路灯坏了两个月。"}, format="json",
+                             HTTP_IDEMPOTENCY_KEY="k-1")
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "idempotency_conflict"
+    assert Document.objects.count() == 1
+
+
+def test_idempotency_keys_are_per_organisation(acme_api: Any, globex_api: Any) -> None:
+    acme_api.post(URL, {"kind": "ticket", "text": "噪音扰民。"}, format="json", HTTP_IDEMPOTENCY_KEY="shared")
+    response = globex_api.post(URL, {"kind": "ticket", "text": "井盖缺失。"}, format="json",
+                               HTTP_IDEMPOTENCY_KEY="shared")
+    assert response.status_code == 201
+
+
+def test_multipart_replay_matches_on_content_not_on_boundary(acme_api: Any) -> None:
+    def send() -> Any:
+        upload = SimpleUploadedFile("c.txt", "第一条 不可抗力".encode())
+        return acme_api.post(URL, {"kind": "contract", "file": upload}, format="multipart",
+                             HTTP_IDEMPOTENCY_KEY="file-1")
+
+    first, second = send(), send()
+    assert second.status_code == first.status_code == 201
+    assert second.json()["document"]["id"] == first.json()["document"]["id"]
+
+
+def test_duplicate_document_answers_with_the_existing_one(acme_api: Any, globex_api: Any) -> None:
+    body = {"kind": "contract", "text": "第八条 争议解决：提交北京仲裁委员会仲裁。"}
+    first = acme_api.post(URL, body, format="json")
+    again = acme_api.post(URL, body, format="json")
+    assert first.status_code == 201
+    assert again.status_code == 200
+    assert again.json()["duplicate"] is True
+    assert "already" in again.json()["message"]
+    assert again.json()["document"]["id"] == first.json()["document"]["id"]
+    assert Document.objects.count() == 1 and Job.objects.count() == 1
+    # Another organisation sending the same bytes gets its own document.
+    assert globex_api.post(URL, body, format="json").status_code == 201
+
+
+def test_list_is_paginated_and_filtered(acme_api: Any) -> None:
+    for n in range(3):
+        acme_api.post(URL, {"kind": "ticket", "text": f"第{n}号投诉：噪音扰民。"}, format="json")
+    acme_api.post(URL, {"kind": "contract", "text": "第一条 合同期限为三年。"}, format="json")
+    Job.objects.filter(document__kind="contract").update(state=JobState.DONE)
+    old = Document.objects.filter(kind="ticket").order_by("created_at").first()
+    assert old is not None
+    Document.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=10))
+
+    everything = acme_api.get(URL).json()
+    assert everything["count"] == 4 and len(everything["results"]) == 4
+    assert acme_api.get(URL, {"kind": "ticket"}).json()["count"] == 3
+    assert acme_api.get(URL, {"status": "done"}).json()["count"] == 1
+    assert acme_api.get(URL, {"status": "queued", "kind": "ticket"}).json()["count"] == 3
+    since = (timezone.now() - timedelta(days=1)).isoformat()
+    assert acme_api.get(URL, {"created_after": since}).json()["count"] == 3
+    assert acme_api.get(URL, {"created_before": since}).json()["count"] == 1
+    page = acme_api.get(URL, {"page_size": 2, "page": 1}).json()
+    assert page["count"] == 4
+
+
+def test_bad_filter_is_a_400(acme_api: Any) -> None:
+    response = acme_api.get(URL, {"status": "exploded"})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"
+
+
+def test_result_before_processing_says_not_ready(acme_api: Any) -> None:
+    document_id = acme_api.post(URL, {"kind": "ticket", "text": "停水三天。"}, format="json").json()["document"]["id"]
+    response = acme_api.get(f"{URL}{document_id}/result/")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "result_not_ready"
+    assert response.json()["error"]["job_state"] == "queued"
+
+
+def test_openapi_schema_and_docs_are_served(client: Any) -> None:
+    schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert schema.status_code == 200
+    assert "/api/v1/documents/" in schema.json()["paths"]
+    docs = client.get("/api/v1/docs/")
+    assert docs.status_code == 200 and b"swagger" in docs.content.lower()

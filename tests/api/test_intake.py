@@ -1,0 +1,215 @@
+"""Intake over the API: accepted documents, refused input (clear JSON 4xx, nothing half-stored), scoping."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import override_settings
+
+from contracts.models import ApiKey, AuditEvent, Document, Job
+from tests.files import docx_bytes, pdf_bytes, zip_bomb_docx
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/documents/"
+TICKET = "我家小区门口的垃圾站臭气熏天，已经反映三次了，请尽快处理。"
+
+
+def upload(client: Any, name: str, data: bytes, kind: str = "contract", **extra: Any) -> Any:
+    return client.post(URL, {"kind": kind, "file": SimpleUploadedFile(name, data), **extra}, format="multipart")
+
+
+def assert_nothing_stored(media_root: str) -> None:
+    assert Document.objects.count() == 0
+    assert Job.objects.count() == 0
+    stored = [f for _, _, files in os.walk(media_root) for f in files] if os.path.isdir(media_root) else []
+    assert stored == []
+
+
+def test_ticket_as_json_text_is_stored_with_a_queued_job(acme_api: Any, actors: Any) -> None:
+    response = acme_api.post(URL, {"kind": "ticket", "text": TICKET, "channel": "phone", "region": "A市",
+                                   "reference": "REF-1"}, format="json")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["duplicate"] is False
+    assert body["document"]["job"]["state"] == "queued"
+    document = Document.objects.get(pk=body["document"]["id"])
+    assert document.organisation == actors.acme
+    assert document.text == TICKET
+    assert document.metadata == {"channel": "phone", "region": "A市"}
+    assert document.reference == "REF-1"
+    assert document.source == "api"
+    assert AuditEvent.objects.filter(action="document.submitted", object_id=str(document.pk)).exists()
+
+
+@pytest.mark.parametrize(
+    ("encoding", "expected_label"),
+    [("utf-8", "utf-8"), ("utf-8-sig", "utf-8"), ("gbk", "gbk"), ("gb18030", "gb18030"), ("utf-16", "utf-16")],
+    ids=["utf8", "utf8-bom", "gbk", "gb18030-only-chars", "utf16-bom"],
+)
+def test_text_files_are_decoded_by_content(acme_api: Any, encoding: str, expected_label: str) -> None:
+    # 𠀀 (U+20000) exists only in GB18030's four-byte range, not in GBK.
+    text = "第一条 合同期限为两年。" + ("𠀀" if encoding == "gb18030" else "")
+    response = upload(acme_api, "contract.txt", text.encode(encoding))
+    assert response.status_code == 201, response.json()
+    document = Document.objects.get(pk=response.json()["document"]["id"])
+    assert document.text == text
+    assert document.encoding == expected_label
+
+
+def test_docx_is_recognised_by_content_even_when_named_txt(acme_api: Any) -> None:
+    response = upload(acme_api, "named-wrongly.txt", docx_bytes(["第一条 保密", "乙方应对甲方的商业秘密承担保密义务。"]))
+    assert response.status_code == 201, response.json()
+    document = Document.objects.get(pk=response.json()["document"]["id"])
+    assert document.content_type.endswith("wordprocessingml.document")
+    assert document.text == "第一条 保密\n乙方应对甲方的商业秘密承担保密义务。"
+    assert document.original.name.endswith(".bin") and "named-wrongly" not in document.original.name
+
+
+def test_pdf_text_layer_is_extracted(acme_api: Any) -> None:
+    response = upload(acme_api, "contract.pdf", pdf_bytes(["Term: two years", "Governing law: PRC"]))
+    assert response.status_code == 201, response.json()
+    document = Document.objects.get(pk=response.json()["document"]["id"])
+    assert "Term: two years" in document.text and document.content_type == "application/pdf"
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        ({}, "invalid"),
+        ({"kind": "ticket", "text": ""}, "invalid"),
+        ({"kind": "ticket", "text": "  \n\u3000 "}, "invalid"),
+        ({"kind": "invoice", "text": TICKET}, "invalid"),
+        ({"text": TICKET}, "invalid"),
+        ({"kind": "ticket"}, "invalid"),
+        ({"kind": "ticket", "text": TICKET, "metadata": "not an object"}, "invalid"),
+    ],
+    ids=["empty-body", "empty-text", "blank-text", "unknown-kind", "missing-kind", "no-content", "bad-metadata"],
+)
+def test_bad_json_submissions_get_a_clear_400(acme_api: Any, settings: Any, payload: dict[str, Any],
+                                              code: str) -> None:
+    response = acme_api.post(URL, payload, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+    assert response.json()["error"]["message"]
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+def test_malformed_json_is_a_400(acme_api: Any, settings: Any) -> None:
+    response = acme_api.generic("POST", URL, '{"kind": "ticket", "text": ', content_type="application/json")
+    assert response.status_code == 400
+    assert "error" in response.json()
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "status", "code"),
+    [
+        ("empty.txt", b"", 422, "empty_file"),
+        ("garbage.txt", bytes(range(256)) * 8, 422, "binary_content"),
+        ("bad-gbk.txt", "合同".encode("gbk") + b"\x81\x20\xff\xfe\x80", 422, "undecodable_text"),
+        ("contract.docx", b"PK\x03\x04 this is not really a zip archive", 422, "invalid_docx"),
+        ("scan.pdf", pdf_bytes(None), 422, "pdf_without_text"),
+        ("broken.pdf", b"%PDF-1.4\n garbage", 422, "invalid_pdf"),
+    ],
+    ids=["zero-bytes", "binary-garbage-named-txt", "invalid-gbk", "docx-not-a-zip", "pdf-no-text-layer",
+         "pdf-broken"],
+)
+def test_unreadable_files_are_refused_and_nothing_is_stored(acme_api: Any, settings: Any, name: str, data: bytes,
+                                                            status: int, code: str) -> None:
+    response = upload(acme_api, name, data)
+    assert response.status_code == status, response.json()
+    assert response.json()["error"]["code"] == code
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+def test_pdf_without_text_layer_says_so(acme_api: Any) -> None:
+    message = upload(acme_api, "scan.pdf", pdf_bytes(None)).json()["error"]["message"]
+    assert "no text layer" in message
+
+
+def test_zip_bomb_disguised_as_docx_is_refused(acme_api: Any, settings: Any) -> None:
+    bomb = zip_bomb_docx()
+    assert len(bomb) < 1024 * 1024  # small on the wire, 200 MB expanded
+    response = upload(acme_api, "innocent.docx", bomb)
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "archive_too_large"
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+@override_settings(DOCGATE_MAX_UPLOAD_BYTES=1024, DATA_UPLOAD_MAX_MEMORY_SIZE=1024 + 2048)
+def test_file_over_the_size_limit_is_a_413(acme_api: Any, settings: Any) -> None:
+    response = upload(acme_api, "big.txt", ("合同条款" * 200).encode())
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "file_too_large"
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+def test_request_body_far_over_the_limit_is_refused_before_parsing(acme_api: Any, settings: Any) -> None:
+    settings.DOCGATE_MAX_UPLOAD_BYTES = 1024
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 4096
+    response = upload(acme_api, "big.txt", b"a" * 20_000)
+    assert response.status_code == 413
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+def test_path_traversal_file_name_never_becomes_a_storage_path(acme_api: Any, settings: Any) -> None:
+    response = upload(acme_api, "../../etc/passwd", "第一条 付款方式：银行转账。".encode())
+    assert response.status_code == 201
+    document = Document.objects.get(pk=response.json()["document"]["id"])
+    stored = Path(document.original.path).resolve()
+    assert stored.is_relative_to(Path(settings.MEDIA_ROOT).resolve())
+    assert ".." not in document.original.name and "passwd" not in document.original.name
+
+
+def test_missing_api_key_is_a_401(client: Any, actors: Any) -> None:
+    response = client.post(URL, {"kind": "ticket", "text": TICKET}, content_type="application/json")
+    assert response.status_code == 401
+    assert response.json()["error"]["message"]
+
+
+def test_unknown_api_key_is_a_401(actors: Any) -> None:
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Api-Key dg_00000000.not-a-real-key")
+    assert client.get(URL).status_code == 401
+
+
+def test_revoked_api_key_is_a_401(acme_api: Any, actors: Any) -> None:
+    from django.utils import timezone
+
+    assert acme_api.get(URL).status_code == 200
+    ApiKey.objects.filter(organisation=actors.acme).update(revoked_at=timezone.now())
+    response = acme_api.get(URL)
+    assert response.status_code == 401
+    assert "revoked" in response.json()["error"]["message"]
+
+
+def test_api_key_use_is_recorded(acme_api: Any, actors: Any) -> None:
+    assert acme_api.get(URL).status_code == 200
+    assert ApiKey.objects.get(organisation=actors.acme).last_used_at is not None
+
+
+def test_outsider_gets_404_for_another_organisations_document(acme_api: Any, globex_api: Any) -> None:
+    document_id = acme_api.post(URL, {"kind": "ticket", "text": TICKET}, format="json").json()["document"]["id"]
+    assert acme_api.get(f"{URL}{document_id}/").status_code == 200
+    for path in (f"{URL}{document_id}/", f"{URL}{document_id}/result/"):
+        response = globex_api.get(path)
+        assert response.status_code == 404
+        assert response.json()["error"]["code"] == "not_found"
+    assert globex_api.get(URL).json()["count"] == 0
+    job_id = Job.objects.get(document_id=document_id).pk
+    assert globex_api.get(f"/api/v1/jobs/{job_id}/").status_code == 404
+
+
+def test_session_user_sees_only_their_organisation(client: Any, acme_api: Any, actors: Any) -> None:
+    acme_api.post(URL, {"kind": "ticket", "text": TICKET}, format="json")
+    client.force_login(actors.oscar)
+    assert client.get(URL).json()["count"] == 0
+    client.force_login(actors.rita)
+    assert client.get(URL).json()["count"] == 1

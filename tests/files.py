@@ -1,0 +1,72 @@
+"""Builders for real upload files (docx, pdf, hostile archives) used by intake tests."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from xml.sax.saxutils import escape
+
+CONTENT_TYPES = (
+    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+    'content-types"><Default Extension="xml" ContentType="application/xml"/></Types>'
+)
+
+
+def docx_bytes(paragraphs: list[str]) -> bytes:
+    """Return a minimal but valid .docx whose body holds the given paragraphs."""
+    body = "".join(f"<w:p><w:r><w:t>{escape(p)}</w:t></w:r></w:p>" for p in paragraphs)
+    document = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+        f"<w:body>{body}</w:body></w:document>"
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", CONTENT_TYPES)
+        archive.writestr("word/document.xml", document)
+    return buffer.getvalue()
+
+
+def zip_bomb_docx(expanded_bytes: int = 200 * 1024 * 1024) -> bytes:
+    """Return a small .docx-looking zip whose document.xml expands to `expanded_bytes`."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr("[Content_Types].xml", CONTENT_TYPES)
+        with archive.open("word/document.xml", "w", force_zip64=True) as member:
+            chunk = b" " * (1024 * 1024)
+            for _ in range(expanded_bytes // len(chunk)):
+                member.write(chunk)
+    return buffer.getvalue()
+
+
+def pdf_bytes(lines: list[str] | None) -> bytes:
+    """Return a one-page PDF; with `lines` it has an ASCII text layer, with None it has none (like a scan)."""
+    if lines:
+        ops = ["BT", "/F1 12 Tf", "72 720 Td"]
+        for line in lines:
+            safe = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+            ops += [f"({safe}) Tj", "0 -16 Td"]
+        ops.append("ET")
+        stream = "\n".join(ops).encode("latin-1")
+    else:
+        stream = b"0 0 1 rg 72 72 200 200 re f"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(f"{number} 0 obj\n".encode() + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
+    for offset in offsets:
+        out.write(f"{offset:010d} 00000 n \n".encode())
+    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    return out.getvalue()
