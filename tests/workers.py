@@ -29,8 +29,9 @@ def test_database_url() -> str:
 
 
 @contextmanager
-def celery_worker(*, extra_env: dict[str, str] | None = None, log_path: Path | None = None,
-                  concurrency: int = 1) -> Iterator[subprocess.Popen[bytes]]:
+def celery_worker(
+    *, extra_env: dict[str, str] | None = None, log_path: Path | None = None, concurrency: int = 1
+) -> Iterator[subprocess.Popen[bytes]]:
     """Run `celery worker` in a child process on the test database and broker; stop it afterwards."""
     from django.conf import settings
 
@@ -44,9 +45,26 @@ def celery_worker(*, extra_env: dict[str, str] | None = None, log_path: Path | N
     }
     log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO", "--concurrency",
-         str(concurrency), "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--loglevel",
+            "INFO",
+            "--concurrency",
+            str(concurrency),
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         yield process

@@ -28,8 +28,9 @@ def test_same_idempotency_key_and_body_replays_the_first_answer(acme_api: Any) -
 
 def test_same_idempotency_key_with_another_body_is_a_409(acme_api: Any) -> None:
     acme_api.post(URL, {"kind": "ticket", "text": "路灯坏了一个月。"}, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
-    response = acme_api.post(URL, {"kind": "ticket", "text": "路灯坏了两个月。"}, format="json",
-                             HTTP_IDEMPOTENCY_KEY="k-1")
+    response = acme_api.post(
+        URL, {"kind": "ticket", "text": "路灯坏了两个月。"}, format="json", HTTP_IDEMPOTENCY_KEY="k-1"
+    )
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "idempotency_conflict"
     assert Document.objects.count() == 1
@@ -37,16 +38,18 @@ def test_same_idempotency_key_with_another_body_is_a_409(acme_api: Any) -> None:
 
 def test_idempotency_keys_are_per_organisation(acme_api: Any, globex_api: Any) -> None:
     acme_api.post(URL, {"kind": "ticket", "text": "噪音扰民。"}, format="json", HTTP_IDEMPOTENCY_KEY="shared")
-    response = globex_api.post(URL, {"kind": "ticket", "text": "井盖缺失。"}, format="json",
-                               HTTP_IDEMPOTENCY_KEY="shared")
+    response = globex_api.post(
+        URL, {"kind": "ticket", "text": "井盖缺失。"}, format="json", HTTP_IDEMPOTENCY_KEY="shared"
+    )
     assert response.status_code == 201
 
 
 def test_multipart_replay_matches_on_content_not_on_boundary(acme_api: Any) -> None:
     def send() -> Any:
         upload = SimpleUploadedFile("c.txt", "第一条 不可抗力".encode())
-        return acme_api.post(URL, {"kind": "contract", "file": upload}, format="multipart",
-                             HTTP_IDEMPOTENCY_KEY="file-1")
+        return acme_api.post(
+            URL, {"kind": "contract", "file": upload}, format="multipart", HTTP_IDEMPOTENCY_KEY="file-1"
+        )
 
     first, second = send(), send()
     assert second.status_code == first.status_code == 201

@@ -31,8 +31,11 @@ def assert_nothing_stored(media_root: str) -> None:
 
 
 def test_ticket_as_json_text_is_stored_with_a_queued_job(acme_api: Any, actors: Any) -> None:
-    response = acme_api.post(URL, {"kind": "ticket", "text": TICKET, "channel": "phone", "region": "A市",
-                                   "reference": "REF-1"}, format="json")
+    response = acme_api.post(
+        URL,
+        {"kind": "ticket", "text": TICKET, "channel": "phone", "region": "A市", "reference": "REF-1"},
+        format="json",
+    )
     assert response.status_code == 201, response.json()
     body = response.json()
     assert body["duplicate"] is False
@@ -62,12 +65,15 @@ def test_text_files_are_decoded_by_content(acme_api: Any, encoding: str, expecte
 
 
 def test_docx_is_recognised_by_content_even_when_named_txt(acme_api: Any) -> None:
-    response = upload(acme_api, "named-wrongly.txt", docx_bytes(["第一条 保密", "乙方应对甲方的商业秘密承担保密义务。"]))
+    response = upload(
+        acme_api, "named-wrongly.txt", docx_bytes(["第一条 保密", "乙方应对甲方的商业秘密承担保密义务。"])
+    )
     assert response.status_code == 201, response.json()
     document = Document.objects.get(pk=response.json()["document"]["id"])
     assert document.content_type.endswith("wordprocessingml.document")
     assert document.text == "第一条 保密\n乙方应对甲方的商业秘密承担保密义务。"
-    assert document.original.name.endswith(".bin") and "named-wrongly" not in document.original.name
+    stored_name = document.original.name or ""
+    assert stored_name.endswith(".bin") and "named-wrongly" not in stored_name
 
 
 def test_pdf_text_layer_is_extracted(acme_api: Any) -> None:
@@ -90,8 +96,7 @@ def test_pdf_text_layer_is_extracted(acme_api: Any) -> None:
     ],
     ids=["empty-body", "empty-text", "blank-text", "unknown-kind", "missing-kind", "no-content", "bad-metadata"],
 )
-def test_bad_json_submissions_get_a_clear_400(acme_api: Any, settings: Any, payload: dict[str, Any],
-                                              code: str) -> None:
+def test_bad_json_submissions_get_a_clear_400(acme_api: Any, settings: Any, payload: dict[str, Any], code: str) -> None:
     response = acme_api.post(URL, payload, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == code
@@ -116,11 +121,11 @@ def test_malformed_json_is_a_400(acme_api: Any, settings: Any) -> None:
         ("scan.pdf", pdf_bytes(None), 422, "pdf_without_text"),
         ("broken.pdf", b"%PDF-1.4\n garbage", 422, "invalid_pdf"),
     ],
-    ids=["zero-bytes", "binary-garbage-named-txt", "invalid-gbk", "docx-not-a-zip", "pdf-no-text-layer",
-         "pdf-broken"],
+    ids=["zero-bytes", "binary-garbage-named-txt", "invalid-gbk", "docx-not-a-zip", "pdf-no-text-layer", "pdf-broken"],
 )
-def test_unreadable_files_are_refused_and_nothing_is_stored(acme_api: Any, settings: Any, name: str, data: bytes,
-                                                            status: int, code: str) -> None:
+def test_unreadable_files_are_refused_and_nothing_is_stored(
+    acme_api: Any, settings: Any, name: str, data: bytes, status: int, code: str
+) -> None:
     response = upload(acme_api, name, data)
     assert response.status_code == status, response.json()
     assert response.json()["error"]["code"] == code
@@ -163,7 +168,8 @@ def test_path_traversal_file_name_never_becomes_a_storage_path(acme_api: Any, se
     document = Document.objects.get(pk=response.json()["document"]["id"])
     stored = Path(document.original.path).resolve()
     assert stored.is_relative_to(Path(settings.MEDIA_ROOT).resolve())
-    assert ".." not in document.original.name and "passwd" not in document.original.name
+    stored_name = document.original.name or ""
+    assert ".." not in stored_name and "passwd" not in stored_name
 
 
 def test_missing_api_key_is_a_401(client: Any, actors: Any) -> None:

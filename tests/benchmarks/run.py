@@ -32,8 +32,12 @@ def main() -> int:
         except json.JSONDecodeError:
             failed = True
             reports[path.stem] = {"error": "benchmark did not print one JSON object", "seconds": elapsed}
-    machine = {"python": platform.python_version(), "machine": platform.machine(), "cpus": _cpu_count(),
-               "processor": platform.processor() or platform.machine()}
+    machine = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": _cpu_count(),
+        "processor": platform.processor() or platform.machine(),
+    }
     print(json.dumps({"machine": machine, "benchmarks": reports}, ensure_ascii=False, indent=2))
     return 1 if failed else 0
 

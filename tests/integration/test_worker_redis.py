@@ -22,17 +22,22 @@ def test_submitted_ticket_is_processed_by_a_real_worker(
 ) -> None:
     headers = {"Authorization": f"Api-Key {actors.acme_key}"}
     with httpx.Client(base_url=live_server.url, headers=headers, timeout=30) as client:
-        submitted = client.post("/api/v1/documents/", json={
-            "kind": "ticket", "text": "我家楼下的餐馆油烟太大，晚上十一点还在营业，多次反映无人处理。",
-            "channel": "phone", "region": "A市A3区", "reference": "T-2026-0001",
-        })
+        submitted = client.post(
+            "/api/v1/documents/",
+            json={
+                "kind": "ticket",
+                "text": "我家楼下的餐馆油烟太大，晚上十一点还在营业，多次反映无人处理。",
+                "channel": "phone",
+                "region": "A市A3区",
+                "reference": "T-2026-0001",
+            },
+        )
         assert submitted.status_code == 201, submitted.text
         document_id = submitted.json()["document"]["id"]
         assert submitted.json()["document"]["job"]["state"] == "queued"
 
         with celery_worker(log_path=tmp_path / "worker.log"):
-            finished = wait_until(lambda: _job_state(client, document_id) in {"done", "needs_review"},
-                                  timeout_s=60)
+            finished = wait_until(lambda: _job_state(client, document_id) in {"done", "needs_review"}, timeout_s=60)
         assert finished, (tmp_path / "worker.log").read_text(errors="replace")[-3000:]
 
         document = client.get(f"/api/v1/documents/{document_id}/").json()
@@ -56,12 +61,14 @@ def test_job_enqueued_while_no_worker_runs_waits_in_redis_and_completes_later(
     with httpx.Client(base_url=live_server.url, headers=headers, timeout=30) as client:
         ids = []
         for n in range(3):
-            response = client.post("/api/v1/documents/", json={"kind": "contract", "text": f"第{n + 1}条 合同期限为一年。"})
+            response = client.post(
+                "/api/v1/documents/", json={"kind": "contract", "text": f"第{n + 1}条 合同期限为一年。"}
+            )
             assert response.status_code == 201
             ids.append(response.json()["document"]["id"])
         # The messages sit in Redis's default queue until a worker appears.
         assert redis.Redis.from_url(redis_flushed).llen("celery") == 3
         with celery_worker(log_path=tmp_path / "worker.log"):
             assert wait_until(lambda: all(_job_state(client, i) == "done" for i in ids), timeout_s=60), (
-                (tmp_path / "worker.log").read_text(errors="replace")[-3000:]
-            )
+                tmp_path / "worker.log"
+            ).read_text(errors="replace")[-3000:]

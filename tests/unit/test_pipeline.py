@@ -18,8 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 def new_job(actors: Any, text: str = "第一条 合同期限自2026年1月1日起至2027年12月31日止。") -> Job:
-    outcome = document_submit(organisation=actors.acme, submission=Submission(kind="contract", source="api",
-                                                                              text=text))
+    outcome = document_submit(organisation=actors.acme, submission=Submission(kind="contract", source="api", text=text))
     return outcome.job
 
 
@@ -80,9 +79,9 @@ def test_stage_that_raises_fails_the_job_with_the_error_recorded(actors: Any) ->
     outcome = job_run(job.pk, "w", stages=[*pipeline_stages(), ExplodingStage()])
     job.refresh_from_db()
     assert outcome.status == JobState.FAILED == job.state
-    assert job.error["stage"] == "explode"
-    assert job.error["type"] == "ValueError"
-    assert "corrupt" in job.error["message"]
+    assert (job.error or {})["stage"] == "explode"
+    assert (job.error or {})["type"] == "ValueError"
+    assert "corrupt" in (job.error or {})["message"]
     assert not Result.objects.filter(job=job).exists()
     assert job.document.pk is not None  # the document is kept
 
@@ -93,7 +92,7 @@ def test_transient_error_puts_the_job_back_in_the_queue(actors: Any) -> None:
         job_run(job.pk, "w", stages=[FlakyStage(failures=1)])
     job.refresh_from_db()
     assert job.state == JobState.QUEUED
-    assert job.error["type"] == "TransientError"
+    assert (job.error or {})["type"] == "TransientError"
     assert job.attempts == 1
 
 
@@ -101,8 +100,10 @@ def test_task_retries_transient_errors_then_completes(actors: Any, settings: Any
     settings.CELERY_TASK_ALWAYS_EAGER = True
     job = new_job(actors)
     flaky = FlakyStage(failures=2)
-    with mock.patch("contracts.pipeline.pipeline_stages", return_value=[flaky]), \
-            mock.patch("contracts.tasks.retry_delay_s", return_value=0):
+    with (
+        mock.patch("contracts.pipeline.pipeline_stages", return_value=[flaky]),
+        mock.patch("contracts.tasks.retry_delay_s", return_value=0),
+    ):
         job_run_task.apply(args=[str(job.pk)])
     job.refresh_from_db()
     assert job.state == JobState.DONE
@@ -113,13 +114,15 @@ def test_task_retries_transient_errors_then_completes(actors: Any, settings: Any
 def test_task_gives_up_after_the_attempt_limit(actors: Any, settings: Any) -> None:
     settings.DOCGATE_JOB_MAX_ATTEMPTS = 3
     job = new_job(actors)
-    with mock.patch("contracts.pipeline.pipeline_stages", return_value=[FlakyStage(failures=99)]), \
-            mock.patch("contracts.tasks.retry_delay_s", return_value=0):
+    with (
+        mock.patch("contracts.pipeline.pipeline_stages", return_value=[FlakyStage(failures=99)]),
+        mock.patch("contracts.tasks.retry_delay_s", return_value=0),
+    ):
         job_run_task.apply(args=[str(job.pk)])
     job.refresh_from_db()
     assert job.state == JobState.FAILED
     assert job.attempts == 3
-    assert "gave up" in job.error["message"]
+    assert "gave up" in (job.error or {})["message"]
 
 
 def test_the_same_message_delivered_twice_produces_one_result(actors: Any) -> None:
@@ -168,7 +171,8 @@ def test_sweeper_resends_jobs_stuck_in_queued_and_not_fresh_ones(actors: Any, se
     stuck = new_job(actors, "第一条 付款：合同签订后五日内支付。")
     fresh = new_job(actors, "第二条 验收：到货后七日内验收。")
     Job.objects.filter(pk=stuck.pk).update(
-        queued_at=timezone.now() - timedelta(seconds=settings.DOCGATE_JOB_QUEUED_DEADLINE_S + 5))
+        queued_at=timezone.now() - timedelta(seconds=settings.DOCGATE_JOB_QUEUED_DEADLINE_S + 5)
+    )
     with mock.patch.object(job_run_task, "delay") as delay:
         counts = jobs_sweep_task()
     assert counts["resent_queued"] == 1
@@ -181,8 +185,9 @@ def test_sweeper_resends_jobs_stuck_in_queued_and_not_fresh_ones(actors: Any, se
 def test_sweeper_fails_a_job_that_keeps_dying(actors: Any, settings: Any) -> None:
     settings.DOCGATE_JOB_MAX_ATTEMPTS = 2
     job = new_job(actors)
-    Job.objects.filter(pk=job.pk).update(state=JobState.RUNNING, attempts=2,
-                                         lease_expires_at=timezone.now() - timedelta(seconds=1))
+    Job.objects.filter(pk=job.pk).update(
+        state=JobState.RUNNING, attempts=2, lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
     report, to_send = jobs_sweep()
     job.refresh_from_db()
     assert report.failed == 1 and to_send == []
