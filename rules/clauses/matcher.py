@@ -1,0 +1,223 @@
+"""Deterministic clause matcher: one Aho-Corasick pass, then structure and context decide each hit."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from rules.clauses.pack import ClausePack, ClauseRule, ClauseSpec, load_pack
+from rules.clauses.structure import Heading, Structure, blank_run, document_structure, fold
+
+STIPULATED = "stipulated"
+NEGATED = "negated"
+REFERENCED = "referenced"
+STATUSES = (STIPULATED, NEGATED, REFERENCED)
+
+# A referenced clause ("详见保密协议") is evidence the topic exists elsewhere, not that it is agreed here.
+_STATUS_FACTOR = {STIPULATED: 1.0, REFERENCED: 0.5, NEGATED: 0.9}
+_SLOT_FACTOR = 0.85  # an unfilled template article counts, but less surely than written terms
+# A dedicated article is where a reader looks for a clause, so it outranks a passing mention elsewhere.
+_ARTICLE_BONUS = 0.1
+_SUBARTICLE_BONUS = 0.07  # "1. 验收标准" inside an article ranks below the article "六、验收标准与方式"
+_FIELD_BONUS = 0.05  # a form field ("有效期限: 年 月 日") names the clause too, with less structure
+
+# The words that introduce a forum name ("向…法院", "由…仲裁委员会"); 所在地 must not split on its 在.
+_FORUM_INTRO = re.compile(
+    r"(?:向|由|提交|上交|交由|提请|请求|报请|诉诸|通过|选择|约定|同意|申请|到|(?<!所)在|或者|或|及|[,;。:()])"
+)
+# Words that do not name a forum on their own: "向人民法院起诉", "向劳动争议仲裁委员会申请仲裁".
+_GENERIC_FORUM = re.compile(
+    r"人民|有管辖权的?|当地|各级|有关|经济合同|合同|劳动争议|劳动人事争议|仲裁|管辖|的|一方|任何|直接|可以?|应当?|双方|均"
+)
+
+
+@dataclass(frozen=True)
+class ClauseFinding:
+    """One clause signal: label, rule, pack version, span of its paragraph, confidence, evidence, status."""
+
+    label: str
+    cuad: str | None
+    rule_id: str
+    pack_version: str
+    start: int
+    end: int
+    confidence: float
+    evidence: str
+    status: str
+    matched: str
+    match_start: int
+    match_end: int
+    in_heading: bool = False
+
+
+def forum_is_named(folded: str, sentence_start: int, hit_start: int) -> bool:
+    """True when the words before a court or arbitral body name a real one, not a blank or a generic one."""
+    before = folded[sentence_start:hit_start]
+    cuts = list(_FORUM_INTRO.finditer(before))
+    name = before[cuts[-1].end() :] if cuts else before
+    if blank_run(name) or "_" in name:
+        return False
+    remainder = _GENERIC_FORUM.sub("", name)
+    return len(re.findall(r"[\u4e00-\u9fffA-Za-z]", remainder)) >= 2
+
+
+def _status(pack: ClausePack, spec: ClauseSpec, before: str, after: str) -> str:
+    """Classify a hit from the words around it in its sentence: negated, referenced or stipulated."""
+    cues = pack.context
+    if any(p.search(before) for p in (*cues.negated_before, *spec.negated_before)):
+        return NEGATED
+    if any(p.search(after) for p in cues.negated_after):
+        return NEGATED
+    if any(p.search(before) for p in cues.referenced_before) or any(p.search(after) for p in cues.referenced_after):
+        return REFERENCED
+    return STIPULATED
+
+
+def _rule_holds(rule: ClauseRule, structure: Structure, start: int, end: int, sentence: tuple[int, int]) -> bool:
+    """True when the rule's sentence (or paragraph) conditions and neighbour exclusions hold for this hit."""
+    folded = structure.text
+    if any(folded[max(start - len(p), 0) : start] == p for p in rule.not_preceded_by):
+        return False
+    if any(folded.startswith(p, end) for p in rule.not_followed_by):
+        return False
+    scope = folded[sentence[0] : sentence[1]]
+    if rule.forbids is not None and rule.forbids.search(scope):
+        return False
+    if rule.requires is None:
+        return True
+    if rule.requires_paragraph:
+        paragraph = structure.paragraph_at(start)
+        scope = folded[paragraph.start : paragraph.end]
+    return rule.requires.search(scope) is not None
+
+
+@dataclass(frozen=True)
+class _Hit:
+    """A rule hit that passed its rule's conditions, before headings are settled."""
+
+    rule: ClauseRule
+    start: int
+    end: int
+    sentence: tuple[int, int]
+    heading: Heading | None
+    status: str
+
+
+def _hits(pack: ClausePack, structure: Structure) -> list[_Hit]:
+    """Run the automaton once; keep the longest hit per rule where patterns overlap, outside guidance."""
+    folded = structure.text
+    raw: list[tuple[int, int, int]] = []
+    for last, (length, rule_indexes) in pack.automaton.iter(folded):
+        start = last - length + 1
+        if structure.in_guidance(start):
+            continue  # bracketed drafting guidance never stipulates anything
+        raw.extend((index, start, last + 1) for index in rule_indexes)
+    raw.sort(key=lambda hit: (hit[0], hit[1], -hit[2]))
+    hits: list[_Hit] = []
+    reach: dict[int, int] = {}
+    for index, start, end in raw:
+        if end <= reach.get(index, -1):
+            continue  # "商业秘密" inside "保守商业秘密" is the same words, judged once
+        reach[index] = end
+        rule = pack.rules[index]
+        sentence = structure.sentence_at(start)
+        if not _rule_holds(rule, structure, start, end, sentence):
+            continue
+        if rule.named and not forum_is_named(folded, sentence[0], start):
+            continue
+        heading = structure.heading_at(start, end)
+        if rule.kind == "heading" and heading is None:
+            continue
+        clause_start = max(folded.rfind(",", sentence[0], start) + 1, sentence[0])
+        clause_end = folded.find(",", end, sentence[1])
+        after = folded[end : sentence[1] if clause_end < 0 else clause_end]
+        status = _status(pack, pack.clauses[rule.label], folded[clause_start:start], after)
+        hits.append(_Hit(rule, start, end, sentence, heading, status))
+    return hits
+
+
+def _make(pack: ClausePack, text: str, hit: _Hit, span: tuple[int, int], confidence: float) -> ClauseFinding:
+    """Build the public finding for a hit; in_heading marks a numbered article that names the clause."""
+    return ClauseFinding(
+        label=hit.rule.label,
+        cuad=pack.clauses[hit.rule.label].cuad,
+        rule_id=hit.rule.rule_id,
+        pack_version=pack.version,
+        start=span[0],
+        end=span[1],
+        confidence=round(confidence, 3),
+        evidence=text[hit.sentence[0] : hit.sentence[1]].strip(),
+        status=hit.status,
+        matched=text[hit.start : hit.end],
+        match_start=hit.start,
+        match_end=hit.end,
+        in_heading=hit.heading is not None and hit.heading.numbered,
+    )
+
+
+def _findings(pack: ClausePack, structure: Structure, text: str) -> list[ClauseFinding]:
+    """Turn hits into findings: body hits as they stand, heading hits when their article bears them out."""
+    hits = _hits(pack, structure)
+    body = [hit for hit in hits if hit.heading is None and hit.rule.kind == "keyword"]
+    stipulated_body: dict[str, list[int]] = {}
+    findings: list[ClauseFinding] = []
+    for hit in body:
+        confidence = hit.rule.weight * _STATUS_FACTOR[hit.status]
+        findings.append(_make(pack, text, hit, structure.article_at(hit.start), confidence))
+        if hit.status == STIPULATED:
+            stipulated_body.setdefault(hit.rule.label, []).append(hit.start)
+    for hit in hits:
+        heading = hit.heading
+        if heading is None:
+            continue
+        spec = pack.clauses[hit.rule.label]
+        if heading.body_blank:
+            # An unfilled template article counts for most types, but a bare "违约责任＿＿" stipulates nothing.
+            if not spec.heading_counts:
+                continue
+            confidence = hit.rule.weight * _SLOT_FACTOR
+        else:
+            # A heading with content stands only when its own article carries a stipulated body hit.
+            inside = stipulated_body.get(hit.rule.label, [])
+            first = bisect.bisect_left(inside, heading.title_end)
+            if first == len(inside) or inside[first] >= heading.article_end:
+                continue
+            confidence = hit.rule.weight
+        bonus = _FIELD_BONUS
+        if heading.numbered:
+            bonus = _ARTICLE_BONUS if heading.level <= 2 else _SUBARTICLE_BONUS
+        confidence = min(confidence * _STATUS_FACTOR[hit.status] + bonus, 1.0)
+        findings.append(_make(pack, text, hit, (heading.start, heading.article_end), confidence))
+    return findings
+
+
+def clause_matches(text: str, pack: ClausePack | None = None) -> list[ClauseFinding]:
+    """Return every clause finding in text (offsets into text), the best per rule, span and status."""
+    pack = pack or load_pack()
+    structure = document_structure(fold(text))
+    best: dict[tuple[str, int, int, str], ClauseFinding] = {}
+    for finding in _findings(pack, structure, text):
+        key = (finding.rule_id, finding.start, finding.end, finding.status)
+        if key not in best or finding.confidence > best[key].confidence:
+            best[key] = finding
+    return sorted(best.values(), key=lambda f: (f.start, f.label, -f.confidence))
+
+
+def clause_presence(text: str, pack: ClausePack | None = None) -> dict[str, ClauseFinding | None]:
+    """Return, per label of the pack, its best stipulated finding (dedicated article first) or None."""
+    pack = pack or load_pack()
+    presence: dict[str, ClauseFinding | None] = dict.fromkeys(pack.clauses)
+    for finding in clause_matches(text, pack):
+        if finding.status != STIPULATED:
+            continue
+        current = presence[finding.label]
+        if current is None or _rank(finding) > _rank(current):
+            presence[finding.label] = finding
+    return presence
+
+
+def _rank(finding: ClauseFinding) -> tuple[bool, float, int, int]:
+    """Order findings for presence: a dedicated article, confidence, a clause that opens its article, earliest."""
+    opening = 0 if finding.in_heading else finding.start - finding.match_start
+    return finding.in_heading, finding.confidence, opening, -finding.start
