@@ -1,0 +1,82 @@
+"""The embedded default stack (`make run`): SQLite, the file queue, gunicorn, one worker and beat, no servers."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from tests.workers import ROOT, wait_until
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_embedded_stack_processes_a_ticket_without_postgres_or_redis(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
+    env.update({"DOCGATE_DATA_DIR": str(tmp_path / "var"), "PYTHONUNBUFFERED": "1"})
+
+    def manage(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return done.stdout
+
+    manage("migrate", "--noinput", "-v0")
+    printed = manage("bootstrap_demo")
+    match = re.search(r"API key:\s+(\S+)", printed)
+    assert match, printed
+    assert "already exists" in manage("bootstrap_demo")  # secrets are printed once only
+    port = _free_port()
+    log = tmp_path / "stack.log"
+    with open(log, "wb") as out:
+        stack = subprocess.Popen(
+            [sys.executable, "manage.py", "runstack", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        headers = {"Authorization": f"Api-Key {match.group(1)}"}
+        with httpx.Client(base_url=base, headers=headers, timeout=10) as client:
+
+            def up() -> bool:
+                try:
+                    return client.get("/api/v1/documents/").status_code == 200
+                except httpx.TransportError:
+                    return False
+
+            assert wait_until(up, timeout_s=60), log.read_text(errors="replace")[-3000:]
+            submitted = client.post(
+                "/api/v1/documents/", json={"kind": "ticket", "text": "路灯坏了半个月，晚上很危险。"}
+            )
+            assert submitted.status_code == 201
+            document_id = submitted.json()["document"]["id"]
+
+            def done() -> bool:
+                return client.get(f"/api/v1/documents/{document_id}/").json()["job"]["state"] == "done"
+
+            assert wait_until(done, timeout_s=60), log.read_text(errors="replace")[-3000:]
+            assert client.get(f"/api/v1/documents/{document_id}/result/").json()["version"] == 1
+    finally:
+        os.killpg(stack.pid, signal.SIGTERM)
+        stack.wait(timeout=30)
+    assert (tmp_path / "var" / "docgate.sqlite3").exists()
