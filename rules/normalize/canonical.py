@@ -1,0 +1,292 @@
+"""Canonical form for matching: clean code points, half-width ASCII, one punctuation form, joined lines.
+
+Punctuation convention (one form per family, so a matcher needs one pattern):
+- Next to a Chinese character, , ; : ? ! ( ) . and their full-width, small and vertical variants become
+  the Chinese full-width marks ，；：？！（）。; between ASCII digits the ASCII form stays (1,200 / 12:30).
+- 、 ､ ﹑ → 、; quotes 「」 〝〞 ＂ and straight " beside Chinese → “”; 『』 ＇ → ‘’; runs of … ⋯ or of three
+  or more . or 。 → …… (two U+2026).
+- Everything else full-width in U+FF01..FF5E (letters, digits, symbols) and ￠￡￢￣￤￥￦ becomes half-width.
+Chinese numerals (壹仟贰佰元, 一千二百元) are not touched.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rules.normalize.offsets import Edit
+
+CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+CJK_CHAR = re.compile(f"[{CJK}]")
+
+# --- step 1: code points and width ---------------------------------------------------------------------
+# Every scan starts with a plain character class so the regex engine skips ahead in C: few edits are needed.
+_SANITIZE_KINDS = {
+    "crlf": "\r",
+    "linesep": "\u2028\u2029\x85",
+    "invisible": "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063"
+    "\u2064\u2066\u2067\u2068\u2069\ufeff\u00ad",
+    "space": "\u00a0\u1680\u202f\u205f\u3000\x0b\x0c" + "".join(map(chr, range(0x2000, 0x200B))),
+    "control": "".join(
+        map(chr, [*range(0x00, 0x09), *range(0x0E, 0x20), *range(0x7F, 0x85), *range(0x86, 0xA0)])
+    ),
+    "invalid": "".join(map(chr, [*range(0xD800, 0xE000), 0xFFFE, 0xFFFF])),
+}
+_SANITIZE_OUTPUT = {
+    "crlf": "\n",
+    "linesep": "\n",
+    "invisible": "",
+    "space": " ",
+    "control": " ",
+    "invalid": "\ufffd",
+}
+# Full-width marks that belong to a punctuation family are left to the punctuation step.
+_FAMILY_FULLWIDTH = "，．：；？！（）＂＇"
+_WIDTH_SYMBOLS = dict(zip("￠￡￢￣￤￥￦", "¢£¬¯¦¥₩", strict=True))
+_FOLDS: dict[str, tuple[str, str]] = {
+    char: (_SANITIZE_OUTPUT[kind], kind) for kind, chars in _SANITIZE_KINDS.items() for char in chars
+}
+_FOLDS.update(
+    (chr(code), (chr(code - 0xFEE0), "width"))
+    for code in range(0xFF01, 0xFF5F)
+    if chr(code) not in _FAMILY_FULLWIDTH
+)
+_FOLDS.update((char, (half, "width")) for char, half in _WIDTH_SYMBOLS.items())
+_FOLD = re.compile("[" + "".join(map(re.escape, _FOLDS)) + "]")
+
+
+def fold_edits(text: str, counts: dict[str, int]) -> list[Edit]:
+    """Edits for code points and width (CRLF/CR → \\n, invisible marks dropped, odd spaces and controls →
+    space, lone surrogates → U+FFFD, full-width letters, digits, symbols → half-width); counts by kind."""
+    edits: list[Edit] = []
+    for match in _FOLD.finditer(text):
+        start = match.start()
+        replacement, kind = _FOLDS[match.group()]
+        end = start + 2 if kind == "crlf" and text.startswith("\n", start + 1) else start + 1
+        edits.append((start, end, replacement))
+        counts[kind] = counts.get(kind, 0) + 1
+    return edits
+
+
+# --- step 2: punctuation -------------------------------------------------------------------------------
+_TO_CHINESE = {",": "，", ";": "；", ":": "：", "?": "？", "!": "！", "(": "（", ")": "）", ".": "。"}
+_TO_ASCII = {"，": ",", "．": ".", "：": ":", "；": ";"}
+_VARIANTS = {
+    "﹐": "，",
+    "︐": "，",
+    "﹑": "、",
+    "､": "、",
+    "︑": "、",
+    "﹔": "；",
+    "︔": "；",
+    "﹕": "：",
+    "︓": "：",
+    "﹖": "？",
+    "︖": "？",
+    "﹗": "！",
+    "︕": "！",
+    "﹙": "（",
+    "﹚": "）",
+    "｡": "。",
+    "︒": "。",
+    "﹒": "。",
+    "「": "“",
+    "」": "”",
+    "﹁": "“",
+    "﹂": "”",
+    "〝": "“",
+    "〞": "”",
+    "〟": "”",
+    "„": "“",
+    "‟": "“",
+    "『": "‘",
+    "』": "’",
+    "﹃": "‘",
+    "﹄": "’",
+    "＇": "'",
+}
+_PUNCTUATION = re.compile("[" + re.escape(',;:?!.()"＂…⋯' + "".join(_VARIANTS)) + "]")
+_IDEOGRAPHIC_DOTS = re.compile("。。。+")
+_FULLWIDTH_IN_NUMBER = re.compile("[0-9][，．：；](?=[0-9])")
+_OPEN_CONTEXT = set(" \n“‘（(《【[：:，,")
+
+
+def _is_cjk(char: str) -> bool:
+    return bool(char) and CJK_CHAR.match(char) is not None
+
+
+def _neighbours(text: str, start: int, end: int) -> tuple[str, str]:
+    """Characters just before `start` and just after `end`, skipping one space."""
+    before = text[start - 1] if start > 0 else ""
+    if before == " " and start > 1:
+        before = text[start - 2]
+    after = text[end] if end < len(text) else ""
+    if after == " " and end + 1 < len(text):
+        after = text[end + 1]
+    return before, after
+
+
+def _fold_mark(text: str, start: int, char: str, quote_open: list[bool]) -> str:
+    """Canonical form of one punctuation mark at `start`, decided from its neighbours."""
+    before, after = _neighbours(text, start, start + 1)
+    if char in _VARIANTS:
+        return _VARIANTS[char]
+    if char in _TO_ASCII:  # full-width mark followed by a digit: ASCII only when a digit precedes it too
+        return _TO_ASCII[char] if before.isascii() and before.isdigit() else char
+    if char in '"＂':
+        if not (_is_cjk(before) or _is_cjk(after) or char == "＂"):
+            return char
+        opening = quote_open[0] if before not in _OPEN_CONTEXT else True
+        quote_open[0] = not opening
+        return "“" if opening else "”"
+    if char == ".":
+        return "。" if _is_cjk(before) and not (after.isascii() and after.isalnum()) else char
+    if char in "()":
+        return _TO_CHINESE[char] if _is_cjk(before) or _is_cjk(after) else char
+    # , ; : ? ! : Chinese beside a Chinese character, ASCII between digits or in Latin text
+    if before.isdigit() and after.isdigit():
+        return char
+    return _TO_CHINESE[char] if _is_cjk(before) or _is_cjk(after) else char
+
+
+_PAREN_PAIR = re.compile("[(（]([^()（）\n]{0,80})[)）]")
+
+
+def _paren_pair_edits(text: str) -> dict[int, str]:
+    """Full-width parentheses for a pair with Chinese inside or beside it, e.g. (1)甲方 → （1）甲方."""
+    fixes: dict[int, str] = {}
+    for match in _PAREN_PAIR.finditer(text):
+        if "(" not in match.group() and ")" not in match.group():
+            continue
+        before, after = _neighbours(text, match.start(), match.end())
+        if CJK_CHAR.search(match.group(1)) or _is_cjk(before) or _is_cjk(after):
+            fixes[match.start()] = "（"
+            fixes[match.end() - 1] = "）"
+    return fixes
+
+
+def _run_end(text: str, start: int, chars: str) -> int:
+    end = start + 1
+    while end < len(text) and text[end] in chars:
+        end += 1
+    return end
+
+
+def punctuation_edits(text: str) -> list[Edit]:
+    """Edits that bring each punctuation family to its canonical form (see the module docstring)."""
+    edits: list[Edit] = []
+    pairs = _paren_pair_edits(text) if "(" in text or ")" in text else {}
+    quote_open = [True]
+    line_start = 0  # where the search for a line break since the previous mark resumes
+    skip_to = 0
+    for match in _PUNCTUATION.finditer(text):
+        start = match.start()
+        if start < skip_to:
+            continue
+        token = match.group()
+        if token in "…⋯.":
+            end = _run_end(text, start, "…⋯" if token != "." else ".")
+            if token != "." or end - start >= 3:
+                skip_to = end
+                if text[start:end] != "……" and (
+                    token != "." or any(map(_is_cjk, _neighbours(text, start, end)))
+                ):
+                    edits.append((start, end, "……"))
+                continue
+            if end - start > 1:
+                skip_to = end
+                continue  # .. is not a sentence end
+        if text.find("\n", line_start, start) != -1:
+            quote_open[0] = True  # a straight quote left open does not run into the next line
+        line_start = start
+        folded = pairs.get(start) or _fold_mark(text, start, token, quote_open)
+        if folded != token:
+            edits.append((start, start + 1, folded))
+    count = len(edits)
+    if "。。。" in text:
+        edits.extend((m.start(), m.end(), "……") for m in _IDEOGRAPHIC_DOTS.finditer(text))
+    for match in _FULLWIDTH_IN_NUMBER.finditer(text):
+        edits.append((match.start() + 1, match.end(), _TO_ASCII[text[match.start() + 1]]))
+    if len(edits) > count:
+        edits.sort()
+    return edits
+
+
+# --- step 3: spaces and line breaks --------------------------------------------------------------------
+_CHINESE_PUNCTUATION = "，。；：？！、（）“”‘’…《》【】"
+_WHITESPACE = re.compile("[ \t\n][ \t\n]*")
+_SENTENCE_END = set("。！？；：.!?;:…")
+_CLOSERS = set("”’）)」』】》")
+_STRUCTURE = re.compile(
+    r"第[一二三四五六七八九十百千零〇两\d]+[条章节款项部篇]"
+    r"|[一二三四五六七八九十百]+[、.．]"
+    r"|[（(][一二三四五六七八九十\d]{1,3}[)）]"
+    r"|\d{1,3}(?:[.．]\d{1,3})*[、.．)）](?!\d)"
+    r"|[①-⑳⑴-⒇•·●○■□◆◇▲△※\-*]"
+    r"|(?:附件|附[:：]|注[:：]|备注|说明[:：]|签[字章署])"
+    f"|[{CJK}]{{1,8}}[:：]"
+    r"|[\u2500-\u257f]"
+)
+_HEADING_MAX = 30
+_TITLE_END = re.compile(
+    "(?:合同|协议|协议书|合同书|确认书|承诺书|委托书|通知|公告|章程|办法|规定|须知|清单|说明|申请|声明|证明|报告|函)$"
+)
+_FIELD = re.compile(f"[{CJK}]{{1,8}}[:：]")
+
+
+def _keeps_break(text: str, newline: int, after: int) -> bool:
+    """True when the single line break between text[:newline] and text[after:] is structure, not a wrap."""
+    if newline == 0 or after >= len(text):
+        return True
+    last = text[newline - 1]
+    if last in _SENTENCE_END or "\u2500" <= last <= "\u257f":
+        return True
+    if last in _CLOSERS and newline > 1 and text[newline - 2] in _SENTENCE_END:
+        return True
+    if _STRUCTURE.match(text, after):
+        return True
+    line_start = text.rfind("\n", 0, newline) + 1
+    line = text[line_start:newline]
+    has_punctuation = any(c in _CHINESE_PUNCTUATION or c in ",.;:?!" for c in line)
+    if _STRUCTURE.match(line) and len(line) <= _HEADING_MAX and not has_punctuation:
+        return True  # an article heading such as 第三条 租金 stands on its own line
+    if _FIELD.match(line):
+        return True  # a "label: value" line such as 乙方：李四 is a unit of its own
+    # a title line such as 房屋租赁合同
+    return line_start == 0 and len(line) <= 25 and not has_punctuation and _TITLE_END.search(line) is not None
+
+
+def _beside_punctuation(text: str, start: int, end: int) -> bool:
+    return text[start - 1] in _CHINESE_PUNCTUATION or text[end] in _CHINESE_PUNCTUATION
+
+
+def whitespace_edits(text: str, counts: dict[str, int]) -> list[Edit]:
+    """Edits that collapse space runs, trim lines, keep paragraph breaks and join hard-wrapped lines."""
+    edits: list[Edit] = []
+    length = len(text)
+    for match in _WHITESPACE.finditer(text):
+        start, end = match.start(), match.end()
+        run = match.group()
+        at_edge = start == 0 or end == length
+        if run == " " and not at_edge and not _beside_punctuation(text, start, end):
+            continue  # a single space between words stays
+        newlines = run.count("\n")
+        if newlines >= 2:
+            replacement = "" if start == 0 or end == length else "\n\n"
+        elif newlines == 1:
+            newline = start
+            if start == 0 or end == length:
+                replacement = ""
+            elif _keeps_break(text, newline, end):
+                replacement = "\n"
+            else:
+                counts["lines_joined"] = counts.get("lines_joined", 0) + 1
+                latin = text[start - 1].isascii() and text[start - 1].isalnum() and text[end].isascii()
+                replacement = " " if latin and text[end].isalnum() else ""
+        elif at_edge or _beside_punctuation(text, start, end):
+            replacement = ""
+        else:
+            replacement = " "
+        if replacement != run:
+            counts["spaces_removed"] = counts.get("spaces_removed", 0) + len(run) - len(replacement)
+            edits.append((start, end, replacement))
+    return edits

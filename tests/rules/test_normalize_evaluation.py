@@ -1,0 +1,56 @@
+"""Evaluation of the normalizer: metric helpers, and the targets on the shared data (read at run time)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.evaluation.common import jsonl_rows
+from rules.evaluation.dialect import chrf, corpus_cer, edit_distance, evaluate_dialect, mandarin_change_rate
+from rules.evaluation.script import evaluate_script
+from tests.shared_data import shared_file
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "distance"),
+    [
+        ("", "", 0),
+        ("合同", "", 2),
+        ("", "合同", 2),
+        ("租赁合同", "租凭合同", 1),
+        ("他在找什么", "你在找些什么", 2),
+    ],
+    ids=["empty", "delete-all", "insert-all", "substitute", "mixed"],
+)
+def test_edit_distance(source: str, target: str, distance: int) -> None:
+    assert edit_distance(source, target) == distance
+
+
+def test_corpus_cer_weights_by_reference_length() -> None:
+    assert corpus_cer(["甲", "乙方丙"], ["甲", "乙方丁"]) == pytest.approx(1 / 4)
+
+
+def test_chrf_bounds() -> None:
+    assert chrf(["他在找什么"], ["他在找什么"]) == pytest.approx(100.0)
+    assert chrf(["甲乙丙"], ["丁戊己"]) == 0.0
+    assert 0 < chrf(["他在找东西"], ["他在找什么"]) < 100
+
+
+def test_script_exact_match_target() -> None:
+    result = evaluate_script(jsonl_rows(shared_file("normalize/opencc_to_simplified.jsonl")))
+    assert result["n"] == sum(result["per_config"][c]["n"] for c in ("t2s", "hk2s", "tw2s"))
+    assert "tw2sp" in result["per_config"]
+    assert result["exact_match"] >= 0.90
+
+
+def test_dialect_beats_opencc_alone() -> None:
+    result = evaluate_dialect(jsonl_rows(shared_file("dialect/public.jsonl")))
+    assert result["n"] == 650
+    assert result["cer"] <= 0.72
+    assert result["cer"] < result["baseline_cer"]
+    assert result["chrf"] > result["baseline_chrf"]
+
+
+def test_mandarin_tickets_are_left_alone() -> None:
+    texts = [row["text"] for row in jsonl_rows(shared_file("tickets/public.jsonl"))]
+    assert len(texts) == 1842
+    assert mandarin_change_rate(texts) <= 0.005
