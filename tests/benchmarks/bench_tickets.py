@@ -1,0 +1,99 @@
+"""Benchmark: ticket rules (one Aho-Corasick pass) against a naive per-keyword `str.find` loop; one JSON object."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from rules.evaluation.common import jsonl_rows
+from rules.tickets.matcher import rule_match
+from rules.tickets.pack import TicketRulePack, fold_text, load_pack
+from rules.tickets.repeats import RepeatDetector
+from rules.tickets.urgency import urgency_cues
+from tests.shared_data import shared_file
+
+SIZES = (1_000, 10_000, 100_000, 1_000_000)
+GROWTH_CHARS = 1_000_000  # characters processed per size, so every size is timed over the same work
+
+
+def naive_term_hits(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
+    """Every occurrence of every term, found keyword by keyword with str.find (the obvious implementation)."""
+    folded = fold_text(text)
+    hits = []
+    for term in terms:
+        position = folded.find(term)
+        while position != -1:
+            hits.append((position, term))
+            position = folded.find(term, position + 1)
+    return hits
+
+
+def automaton_term_hits(text: str, pack: TicketRulePack) -> list[tuple[int, str]]:
+    """The same occurrences from the pack's automaton (to check both sides do the same work)."""
+    return [(end - len(term) + 1, term) for end, (term, _rules) in pack.automaton.iter(fold_text(text))]
+
+
+def chars_per_second(function: Callable[[str], object], documents: Sequence[str], repeats: int = 3) -> float:
+    """Characters per second of `function` over the documents, best of `repeats` runs (least disturbed)."""
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for document in documents:
+            function(document)
+        best = min(best, time.perf_counter() - started)
+    return sum(map(len, documents)) / best
+
+
+def main() -> None:
+    """Run the benchmark and print its JSON report."""
+    pack = load_pack()
+    terms = pack.terms
+    tickets = [row["text"] for row in jsonl_rows(shared_file("tickets/public.jsonl"))]
+    sample = tickets[:200]
+    if any(sorted(naive_term_hits(t, terms)) != sorted(automaton_term_hits(t, pack)) for t in sample):
+        raise SystemExit("naive and automaton matching disagree; the comparison would be meaningless")
+    rule_match("预热")
+    rules_rate = chars_per_second(rule_match, tickets)
+    naive_rate = chars_per_second(lambda text: naive_term_hits(text, terms), tickets)
+    whole = "\n".join(tickets)
+    while len(whole) < max(SIZES):
+        whole += "\n" + whole
+    growth = {}
+    for size in SIZES:
+        piece = whole[:size]
+        growth[str(size)] = round(chars_per_second(rule_match, [piece] * max(1, GROWTH_CHARS // size)))
+    naive_growth = {
+        str(size): round(chars_per_second(lambda t: naive_term_hits(t, terms), [whole[:size]])) for size in SIZES[:3]
+    }
+    detector = RepeatDetector((str(i), text) for i, text in enumerate(tickets))
+    detector.similar("预热")
+    started = time.perf_counter()
+    for text in sample:
+        detector.similar(text)
+    repeat_qps = len(sample) / (time.perf_counter() - started)
+    rates = list(growth.values())
+    report = {
+        "tickets": len(tickets),
+        "corpus_chars": sum(map(len, tickets)),
+        "terms": len(terms),
+        "rules": len(pack.rules),
+        "pack_version": pack.version,
+        "rules_chars_per_s": round(rules_rate),
+        "naive_find_chars_per_s": round(naive_rate),
+        "ratio_vs_naive": round(rules_rate / naive_rate, 2),
+        "rules_tickets_per_s": round(len(tickets) / (sum(map(len, tickets)) / rules_rate)),
+        "rules_chars_per_s_by_size": growth,
+        "naive_chars_per_s_by_size": naive_growth,
+        "growth_max_over_min_rate": round(max(rates) / min(rates), 2),
+        "urgency_chars_per_s": round(chars_per_second(urgency_cues, tickets)),
+        "repeat_queries_per_s_over_index": round(repeat_qps, 1),
+        "repeat_index_size": len(detector),
+    }
+    json.dump(report, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
