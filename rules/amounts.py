@@ -97,7 +97,7 @@ def ascii_digits(text: str) -> str:
 
 def _tidy(value: Decimal) -> Decimal:
     """Return value without a trailing '.0' from multiplication, keeping cents such as 1200.50."""
-    return value.quantize(Decimal(1)) if value == value.to_integral_value() else value
+    return value.to_integral_value() if value == value.to_integral_value() else value
 
 
 def parse_chinese_number(text: str) -> Decimal | None:
