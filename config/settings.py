@@ -84,6 +84,8 @@ STORAGES = {
 # Originals are stored under generated names below MEDIA_ROOT and never served from a user-chosen path.
 MEDIA_ROOT = DATA_DIR / "media"
 MEDIA_URL = "/media-not-served/"
+# Trained artifacts (ticket classifiers per organisation) live outside the code.
+DOCGATE_MODELS_DIR = Path(envstr("DOCGATE_MODELS_DIR", str(DATA_DIR / "models")))
 
 LOGIN_URL = "/accounts/login/"
 
@@ -170,7 +172,8 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"mask_pii": {"()": "contracts.logfilters.PiiMaskingFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["mask_pii"]}},
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from contracts.audit import audit_record
 from contracts.models import Document, Job, JobState, Result
-from contracts.stages import ExtractionStage
+from contracts.stages import ExtractionStage, NormalizeStage, RulesStage
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +43,7 @@ class JobContext:
     review_reasons: list[str] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
     degraded: bool = False
+    normalized: Any = None  # rules.normalize.NormalizedText once the normalize stage has run
 
 
 class Stage(Protocol):
@@ -55,7 +56,7 @@ class Stage(Protocol):
 
 def pipeline_stages() -> list[Stage]:
     """Return the ordered stages every job runs."""
-    return [ExtractionStage()]
+    return [ExtractionStage(), NormalizeStage(), RulesStage()]
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,8 @@ def job_finish(ctx: JobContext, timings: dict[str, Any]) -> str:
                 "findings": ctx.findings,
                 "review_reasons": ctx.review_reasons,
                 "degraded": ctx.degraded,
-                **{k: v for k, v in ctx.artifacts.items() if k == "stats"},
+                "stats": ctx.artifacts.get("stats", {}),
+                "normalization": ctx.artifacts.get("normalize", {}).get("report"),
             },
             provenance={"stages": list(timings), **ctx.provenance},
         )

@@ -7,6 +7,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from contracts.extraction import extract
+from contracts.findings import clause_finding, entity_finding, risk_finding, ticket_findings
 
 if TYPE_CHECKING:
     from contracts.pipeline import JobContext
@@ -51,3 +52,49 @@ class ExtractionStage:
             "encoding": document.encoding,
             "size_bytes": document.size_bytes,
         }
+
+
+class NormalizeStage:
+    """Canonical text for matching (width, punctuation, spaces, script, dialect) with its offset map."""
+
+    name = "normalize"
+
+    def run(self, ctx: JobContext) -> None:
+        from rules.normalize import normalize
+
+        ctx.normalized = normalize(ctx.text)
+        ctx.artifacts["normalize"] = {"report": ctx.normalized.report.as_dict(), "text": ctx.normalized.text}
+
+
+class RulesStage:
+    """Deterministic findings: clauses and statutory risks for contracts, category/routing/urgency for
+    tickets, entities and personal data for both."""
+
+    name = "rules"
+
+    def run(self, ctx: JobContext) -> None:
+        from contracts.ticket_models import classifier_current
+        from rules.clauses import clause_matches, risk_checks
+        from rules.entities import ENTITY_PACK, extract_entities
+        from rules.tickets.combine import classify_ticket
+        from rules.tickets.urgency import urgency_cues
+
+        normalized = ctx.normalized
+        assert normalized is not None, "the normalize stage runs first"
+        text = normalized.text
+        packs: dict[str, str] = {ENTITY_PACK[0]: ENTITY_PACK[1]}
+        if ctx.document.kind == "contract":
+            clauses = clause_matches(text)
+            ctx.findings.extend(clause_finding(normalized, c) for c in clauses)
+            ctx.findings.extend(risk_finding(normalized, r) for r in risk_checks(text, clauses))
+            if clauses:
+                packs["clauses"] = clauses[0].pack_version
+        else:
+            classifier = classifier_current(ctx.document.organisation.slug)
+            classification = classify_ticket(text, classifier)
+            urgency = urgency_cues(text)
+            ctx.findings.extend(ticket_findings(normalized, classification, urgency))
+            packs["tickets"] = classification.pack_version
+            packs["tickets_urgency"] = urgency.pack_version
+        ctx.findings.extend(entity_finding(normalized, e) for e in extract_entities(text))
+        ctx.provenance.setdefault("rule_packs", {}).update(packs)

@@ -1,0 +1,26 @@
+"""Logging filter that masks personal data (phones, ID numbers, bank cards, …) in every log record."""
+
+from __future__ import annotations
+
+import logging
+
+from rules.pii import mask_pii
+
+
+class PiiMaskingFilter(logging.Filter):
+    """Render the message once, mask PII in it, and drop the arguments so handlers cannot re-render them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string must not lose the log line
+            message = str(record.msg)
+        record.msg = mask_pii(message)
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            # Formatters reuse exc_text when it is set, so the traceback is masked too.
+            record.exc_text = mask_pii(_TRACEBACK_FORMATTER.formatException(record.exc_info))
+        return True
+
+
+_TRACEBACK_FORMATTER = logging.Formatter()

@@ -1,0 +1,80 @@
+"""`manage.py evaluate TASK --data FILE.jsonl`: score DocGate on labelled data, print one JSON object."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from rules.evaluation.common import jsonl_rows
+
+TASKS = ("tickets", "clauses", "dialect", "script", "safety")
+
+
+class Command(BaseCommand):
+    help = "Evaluate one task on a JSONL file (formats in the shared data README); prints one JSON object."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("task", choices=TASKS)
+        parser.add_argument("--data", required=True, help="labelled JSONL file")
+        parser.add_argument("--llm", choices=("on", "off"), default="off",
+                            help="off (default): the deterministic layer alone")
+        parser.add_argument("--json", action="store_true", help="print JSON (the only output format)")
+        parser.add_argument("--train", help="tickets: labelled JSONL to fit the classifier on first")
+        parser.add_argument("--cv", type=int, help="tickets: k-fold cross-validation of the classifier on --data")
+        parser.add_argument("--limit", type=int, help="score only the first N rows")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        task: str = options["task"]
+        path = Path(options["data"])
+        if not path.is_file():
+            raise CommandError(f"--data {path}: no such file")
+        if options["llm"] == "on":
+            raise CommandError("--llm on needs the LLM stage, which is not available in this build yet")
+        if (options.get("train") or options.get("cv")) and task != "tickets":
+            raise CommandError("--train and --cv apply to the tickets task only")
+        try:
+            rows = list(jsonl_rows(path))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CommandError(str(exc)) from exc
+        if options.get("limit"):
+            rows = rows[: options["limit"]]
+        if not rows:
+            raise CommandError(f"{path} holds no rows")
+        started = time.perf_counter()
+        self.stderr.write(f"evaluating {task} on {len(rows)} rows from {path} …")
+        report = self._evaluate(task, rows, options)
+        report.setdefault("task", task)
+        report["llm"] = options["llm"]
+        report["seconds"] = round(time.perf_counter() - started, 2)
+        self.stdout.write(json.dumps(report, ensure_ascii=False))
+
+    def _evaluate(self, task: str, rows: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
+        try:
+            if task == "script":
+                from rules.evaluation.script import evaluate_script
+
+                return dict(evaluate_script(rows))
+            if task == "dialect":
+                from rules.evaluation.dialect import evaluate_dialect
+
+                return dict(evaluate_dialect(rows))
+            if task == "clauses":
+                from rules.evaluation.clauses import evaluate_clauses
+
+                return dict(evaluate_clauses(rows))
+            if task == "tickets":
+                from rules.evaluation.tickets import evaluate_tickets
+
+                train_rows = list(jsonl_rows(options["train"])) if options.get("train") else None
+                return dict(evaluate_tickets(rows, train_rows=train_rows, cv=options.get("cv")))
+            from rules.evaluation.safety import evaluate_safety
+
+            return dict(evaluate_safety(rows))
+        except (KeyError, TypeError) as exc:
+            raise CommandError(f"the data does not have the {task} format: {exc!r}") from exc
+        except ImportError as exc:
+            raise CommandError(f"the {task} task is not available in this build: {exc}") from exc
