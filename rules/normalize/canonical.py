@@ -12,8 +12,9 @@ Chinese numerals (壹仟贰佰元, 一千二百元) are not touched.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
-from rules.normalize.offsets import Edit
+from rules.normalize.offsets import Edit, StepMap, apply_edits
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 CJK_CHAR = re.compile(f"[{CJK}]")
@@ -67,6 +68,34 @@ def fold_edits(text: str, counts: dict[str, int]) -> list[Edit]:
     return edits
 
 
+# CR and invisible marks change the length; every other fold is 1:1 and needs no offset map.
+_RESIZING = frozenset(char for char, (_, kind) in _FOLDS.items() if kind in ("crlf", "invisible"))
+_RESIZE = re.compile("[" + "".join(sorted(_RESIZING)) + "]")
+_ONE_TO_ONE = {ord(char): output for char, (output, _) in _FOLDS.items() if char not in _RESIZING}
+_ONE_TO_ONE_CLASS = "[" + "".join(map(re.escape, map(chr, _ONE_TO_ONE))) + "]"
+_ONE_TO_ONE_RUN = re.compile(_ONE_TO_ONE_CLASS + _ONE_TO_ONE_CLASS + "*")  # not "+": that scans slower
+
+
+def _translate_run(match: re.Match[str]) -> str:
+    return match.group().translate(_ONE_TO_ONE)
+
+
+def fold(text: str, counts: dict[str, int]) -> tuple[str, StepMap | None]:
+    """Apply the folds of fold_edits; return the text and its map (None when no length changed).
+
+    Without CR or invisible marks every fold is 1:1: runs are translated in C, counted in C, and need no map.
+    """
+    first = _FOLD.search(text)
+    if first is None:
+        return text, None
+    if _RESIZE.search(text, first.start()) is not None:
+        return apply_edits(text, fold_edits(text, counts))
+    for char, number in Counter(_FOLD.findall(text, first.start())).items():
+        kind = _FOLDS[char][1]
+        counts[kind] = counts.get(kind, 0) + number
+    return _ONE_TO_ONE_RUN.sub(_translate_run, text), None
+
+
 # --- step 2: punctuation -------------------------------------------------------------------------------
 _TO_CHINESE = {",": "，", ";": "；", ":": "：", "?": "？", "!": "！", "(": "（", ")": "）", ".": "。"}
 _TO_ASCII = {"，": ",", "．": ".", "：": ":", "；": ";"}
@@ -105,13 +134,21 @@ _VARIANTS = {
     "＇": "'",
 }
 _PUNCTUATION = re.compile("[" + re.escape(',;:?!.()"＂…⋯' + "".join(_VARIANTS)) + "]")
+# A fold or a mark of the punctuation step: where neither occurs, both steps are skipped with one scan.
+CANONICAL_TRIGGER = re.compile("[" + "".join(map(re.escape, _FOLDS)) + _PUNCTUATION.pattern[1:])
 _IDEOGRAPHIC_DOTS = re.compile("。。。+")
 _FULLWIDTH_IN_NUMBER = re.compile("[0-9][，．：；](?=[0-9])")
 _OPEN_CONTEXT = set(" \n“‘（(《【[：:，,")
 
 
 def _is_cjk(char: str) -> bool:
-    return bool(char) and CJK_CHAR.match(char) is not None
+    """True for one character of the CJK class (comparisons: cheaper than a regex call per mark)."""
+    return (
+        "\u4e00" <= char <= "\u9fff"
+        or "\u3400" <= char <= "\u4dbf"
+        or "\uf900" <= char <= "\ufaff"
+        or "\U00020000" <= char <= "\U0003134f"
+    )
 
 
 def _neighbours(text: str, start: int, end: int) -> tuple[str, str]:
@@ -171,14 +208,17 @@ def _run_end(text: str, start: int, chars: str) -> int:
     return end
 
 
-def punctuation_edits(text: str) -> list[Edit]:
-    """Edits that bring each punctuation family to its canonical form (see the module docstring)."""
+def punctuation_edits(text: str, scan_from: int = 0) -> list[Edit]:
+    """Edits that bring each punctuation family to its canonical form (see the module docstring).
+
+    `scan_from`: where the first mark can be (a caller that already scanned for marks skips ahead).
+    """
     edits: list[Edit] = []
     pairs = _paren_pair_edits(text) if "(" in text or ")" in text else {}
     quote_open = [True]
     line_start = 0  # where the search for a line break since the previous mark resumes
     skip_to = 0
-    for match in _PUNCTUATION.finditer(text):
+    for match in _PUNCTUATION.finditer(text, scan_from):
         start = match.start()
         if start < skip_to:
             continue
@@ -262,11 +302,15 @@ def _beside_punctuation(text: str, start: int, end: int) -> bool:
 def whitespace_edits(text: str, counts: dict[str, int]) -> list[Edit]:
     """Edits that collapse space runs, trim lines, keep paragraph breaks and join hard-wrapped lines."""
     edits: list[Edit] = []
+    if " " not in text and "\n" not in text and "\t" not in text:
+        return edits  # three memchr-like scans are cheaper than one regex scan
     length = len(text)
     for match in _WHITESPACE.finditer(text):
         start, end = match.start(), match.end()
         run = match.group()
         at_edge = start == 0 or end == length
+        if run == "\n\n" and not at_edge:
+            continue  # a paragraph break stays as it is
         if run == " " and not at_edge and not _beside_punctuation(text, start, end):
             continue  # a single space between words stays
         newlines = run.count("\n")

@@ -107,20 +107,25 @@ def _alternative(entry: LexiconEntry) -> str:
 
 
 @cache
-def _markers() -> tuple[re.Pattern[str], dict[str, float]]:
+def _markers() -> tuple[re.Pattern[str], dict[str, float], re.Pattern[str]]:
+    """The marker pattern (longest first), the weight of each form, and a class of their first characters."""
     _, rows = _rows(MARKERS_FILE)
     weights: dict[str, float] = {}
     for marker, weight in rows:
         for form in _script_forms(marker):
             weights.setdefault(form, float(weight))
     ordered = sorted(weights, key=len, reverse=True)
-    return re.compile("|".join(map(re.escape, ordered))), weights
+    first_chars = re.compile("[" + "".join(map(re.escape, dict.fromkeys(form[0] for form in ordered))) + "]")
+    return re.compile("|".join(map(re.escape, ordered))), weights, first_chars
 
 
 def cantonese_score(text: str) -> float:
     """Weighted Cantonese markers per character (texts under 10 characters count as 10); 0.0 for Mandarin."""
-    pattern, weights = _markers()
-    total = sum(weights[marker] for marker in pattern.findall(text))
+    pattern, weights, first_chars = _markers()
+    first = first_chars.search(text)  # a one-class scan: most texts hold no marker at all
+    if first is None:
+        return 0.0
+    total = sum(weights[marker] for marker in pattern.findall(text, first.start()))
     return total / max(len(text), _MIN_LENGTH)
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from typing import Any, NamedTuple
 
-from rules.normalize.canonical import fold_edits, punctuation_edits, whitespace_edits
+from rules.normalize.canonical import CANONICAL_TRIGGER, fold, punctuation_edits, whitespace_edits
 from rules.normalize.dialect import cantonese_score, dialect_edits, is_cantonese, load_lexicon
 from rules.normalize.offsets import StepMap, apply_edits, compose_span
 from rules.normalize.script import simplified_step
@@ -37,14 +38,50 @@ class NormalizeReport:
         return asdict(self)
 
 
+class _Facts(NamedTuple):
+    """What the steps counted; turned into a NormalizeReport only when someone reads the report."""
+
+    counts: dict[str, int]
+    script_config: str
+    cantonese_score: float
+    is_cantonese: bool
+    punctuation_folds: int
+    dialect_replacements: int
+
+
 @dataclass(frozen=True)
 class NormalizedText:
-    """Normalized text, the maps of the steps that moved characters, and the report."""
+    """Normalized text, the maps of the steps that moved characters, and the report (built on first read)."""
 
     text: str
     original_length: int
     steps: tuple[StepMap, ...]
-    report: NormalizeReport
+    facts: _Facts = field(repr=False, compare=False)
+
+    @cached_property
+    def report(self) -> NormalizeReport:
+        """What normalization changed (see NormalizeReport)."""
+        facts = self.facts
+        counts = facts.counts
+        lexicon = load_lexicon()
+        return NormalizeReport(
+            original_length=self.original_length,
+            normalized_length=len(self.text),
+            script_config=facts.script_config,
+            cantonese_score=round(facts.cantonese_score, 4),
+            is_cantonese=facts.is_cantonese,
+            lexicon_id=lexicon.lexicon_id,
+            lexicon_version=lexicon.version,
+            invalid_replaced=counts.get("invalid", 0),
+            controls_replaced=counts.get("control", 0),
+            invisible_removed=counts.get("invisible", 0),
+            line_ends_unified=counts.get("crlf", 0) + counts.get("linesep", 0),
+            width_folds=counts.get("width", 0),
+            punctuation_folds=facts.punctuation_folds,
+            spaces_removed=counts.get("spaces_removed", 0),
+            lines_joined=counts.get("lines_joined", 0),
+            dialect_replacements=facts.dialect_replacements,
+        )
 
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         """Return the smallest original span covering normalized span [start, end) (clamped to range)."""
@@ -52,45 +89,41 @@ class NormalizedText:
 
 
 def normalize(text: str) -> NormalizedText:
-    """Normalize `text` for matching (see rules.normalize); never raises on odd input."""
+    """Normalize `text` for matching (see rules.normalize); never raises on odd input.
+
+    Each step returns no edits when its trigger characters are absent, and a step whose edits keep every
+    length (1:1 folds) adds no map, so a clean document costs a few C-level scans.
+    """
     counts: dict[str, int] = {}
     steps: list[StepMap] = []
-    current, step = apply_edits(text, fold_edits(text, counts))
-    if step:
-        steps.append(step)
-    punctuation = punctuation_edits(current)
-    current, step = apply_edits(current, punctuation)
-    if step:
-        steps.append(step)
-    current, step = apply_edits(current, whitespace_edits(current, counts))
-    if step:
-        steps.append(step)
+    current = text
+    step: StepMap | None
+    trigger = CANONICAL_TRIGGER.search(text)  # the first fold or punctuation mark, if any
+    if trigger is None:
+        punctuation = punctuation_edits(text, scan_from=len(text))
+    else:
+        current, step = fold(text, counts)
+        if step:
+            steps.append(step)
+        punctuation = punctuation_edits(current, scan_from=0 if step else trigger.start())
+    if punctuation:
+        current, step = apply_edits(current, punctuation)
+        if step:
+            steps.append(step)
+    edits = whitespace_edits(current, counts)
+    if edits:
+        current, step = apply_edits(current, edits)
+        if step:
+            steps.append(step)
     score = cantonese_score(current)
     cantonese = is_cantonese(score)
     current, step, config = simplified_step(current, cantonese=cantonese)
     if step:
         steps.append(step)
     dialect = dialect_edits(current) if cantonese else []
-    current, step = apply_edits(current, dialect, group_multichar=True)
-    if step:
-        steps.append(step)
-    lexicon = load_lexicon()
-    report = NormalizeReport(
-        original_length=len(text),
-        normalized_length=len(current),
-        script_config=config,
-        cantonese_score=round(score, 4),
-        is_cantonese=cantonese,
-        lexicon_id=lexicon.lexicon_id,
-        lexicon_version=lexicon.version,
-        invalid_replaced=counts.get("invalid", 0),
-        controls_replaced=counts.get("control", 0),
-        invisible_removed=counts.get("invisible", 0),
-        line_ends_unified=counts.get("crlf", 0) + counts.get("linesep", 0),
-        width_folds=counts.get("width", 0),
-        punctuation_folds=len(punctuation),
-        spaces_removed=counts.get("spaces_removed", 0),
-        lines_joined=counts.get("lines_joined", 0),
-        dialect_replacements=len(dialect),
-    )
-    return NormalizedText(text=current, original_length=len(text), steps=tuple(steps), report=report)
+    if dialect:
+        current, step = apply_edits(current, dialect, group_multichar=True)
+        if step:
+            steps.append(step)
+    facts = _Facts(counts, config, score, cantonese, len(punctuation), len(dialect))
+    return NormalizedText(text=current, original_length=len(text), steps=tuple(steps), facts=facts)

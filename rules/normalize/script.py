@@ -28,22 +28,36 @@ _SUPPLEMENTARY = re.compile("[\U00010000-\U0010ffff]")
 
 
 @cache
-def _traditional_bmp() -> re.Pattern[str]:
-    """A class of every BMP character OpenCC t2s changes on its own (BMP only: tested in O(1))."""
+def _traditional_chars() -> str:
+    """Every BMP character OpenCC t2s changes on its own (BMP only: tested in O(1))."""
     chars = "".join(
         chr(code) for low, high in ((0x3400, 0xA000), (0xF900, 0xFB00)) for code in range(low, high)
     )
     converted = converter("t2s").convert(chars)
-    changed = [a for a, b in zip(chars, converted, strict=False) if a != b]
-    return re.compile("[" + "".join(changed) + "]")
+    return "".join(a for a, b in zip(chars, converted, strict=False) if a != b)
+
+
+@cache
+def _traditional_bmp() -> re.Pattern[str]:
+    """A class of every BMP character OpenCC t2s changes on its own."""
+    return re.compile("[" + _traditional_chars() + "]")
+
+
+@cache
+def _traditional_or_supplementary() -> re.Pattern[str]:
+    """One class for both scans of has_traditional, so a simplified text is read once."""
+    return re.compile("[" + _traditional_chars() + "\U00010000-\U0010ffff]")
 
 
 def has_traditional(text: str) -> bool:
     """True when OpenCC t2s would change something; a cheap scan instead of a conversion for most texts."""
-    if _traditional_bmp().search(text) is not None:
+    match = _traditional_or_supplementary().search(text)
+    if match is None:
+        return False
+    if match.group() < "\U00010000":
         return True
-    # Rare characters outside the BMP: ask OpenCC itself.
-    return _SUPPLEMENTARY.search(text) is not None and converter("t2s").convert(text) != text
+    # Rare characters outside the BMP come first: a BMP traditional one later, or ask OpenCC itself.
+    return _traditional_bmp().search(text, match.end()) is not None or converter("t2s").convert(text) != text
 
 
 def choose_config(text: str, *, cantonese: bool = False) -> str:
@@ -119,6 +133,12 @@ def simplified_step(text: str, *, cantonese: bool = False) -> tuple[str, StepMap
         return text, None, NO_CONVERSION
     config = choose_config(text, cantonese=cantonese)
     convert = converter(config).convert
+    if "\n" not in text:  # one line, and has_traditional found something on it
+        converted = convert(text)
+        if len(converted) == len(text):
+            return converted, None, config
+        new_text, step = apply_edits(text, _segment_edits(text, config, 0, _SEGMENT))
+        return new_text, step, config
     edits: list[Edit] = []
     for line_start, line_end in _lines_with(text, _traditional_bmp(), _SUPPLEMENTARY):
         line = text[line_start:line_end]

@@ -32,6 +32,9 @@ def corpus_documents() -> list[str]:
     return documents
 
 
+REPEATS = 5  # best of: a shared machine's noise only ever slows a run down
+
+
 def throughput(function: Callable[[str], object], documents: Sequence[str]) -> float:
     """Characters per second of `function` applied to each document in turn."""
     started = time.perf_counter()
@@ -41,15 +44,26 @@ def throughput(function: Callable[[str], object], documents: Sequence[str]) -> f
     return sum(map(len, documents)) / elapsed
 
 
+def best_throughputs(functions: dict[str, Callable[[str], object]], documents: Sequence[str]) -> dict[str, float]:
+    """Best of REPEATS throughputs of each function, the functions measured in turn within each repetition."""
+    best = dict.fromkeys(functions, 0.0)
+    for _ in range(REPEATS):
+        for name, function in functions.items():
+            best[name] = max(best[name], throughput(function, documents))
+    return best
+
+
 def main() -> None:
     """Run the benchmark and print its JSON report."""
     documents = corpus_documents()
     whole = "\n\n".join(documents)
     t2s = converter("t2s").convert
     normalize("预热")  # load OpenCC dictionaries and compile patterns outside the timings
+    normalize("佢哋唔係本地人。")  # the Cantonese lexicon too
     t2s("預熱")
-    per_document = {"normalize": throughput(normalize, documents), "opencc_t2s": throughput(t2s, documents)}
-    whole_corpus = {"normalize": throughput(normalize, [whole]), "opencc_t2s": throughput(t2s, [whole])}
+    functions = {"normalize": normalize, "opencc_t2s": t2s}
+    per_document = best_throughputs(functions, documents)
+    whole_corpus = best_throughputs(functions, [whole])
     growth = {
         str(size): round(throughput(normalize, [whole[:size]] * max(1, 1_000_000 // size))) for size in SIZES
     }
@@ -60,6 +74,7 @@ def main() -> None:
     report = {
         "corpus_chars": len(whole),
         "documents": len(documents),
+        "repeats_best_of": REPEATS,
         "per_document_chars_per_s": {k: round(v) for k, v in per_document.items()},
         "per_document_ratio": round(per_document["normalize"] / per_document["opencc_t2s"], 3),
         "whole_corpus_chars_per_s": {k: round(v) for k, v in whole_corpus.items()},
