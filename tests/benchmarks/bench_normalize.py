@@ -6,7 +6,7 @@ import json
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rules.evaluation.common import jsonl_rows
 from rules.normalize import normalize
@@ -44,7 +44,7 @@ def throughput(function: Callable[[str], object], documents: Sequence[str]) -> f
     return sum(map(len, documents)) / elapsed
 
 
-def best_throughputs(functions: dict[str, Callable[[str], object]], documents: Sequence[str]) -> dict[str, float]:
+def best_throughputs(functions: Mapping[str, Callable[[str], object]], documents: Sequence[str]) -> dict[str, float]:
     """Best of REPEATS throughputs of each function, the functions measured in turn within each repetition."""
     best = dict.fromkeys(functions, 0.0)
     for _ in range(REPEATS):
