@@ -197,7 +197,7 @@ def job_finish(ctx: JobContext, timings: dict[str, Any]) -> str:
             version=latest + 1,
             data={
                 "kind": ctx.document.kind,
-                "findings": ctx.findings,
+                "findings": [{**finding, "id": f"F{n}"} for n, finding in enumerate(ctx.findings, start=1)],
                 "review_reasons": ctx.review_reasons,
                 "degraded": ctx.degraded,
                 "stats": ctx.artifacts.get("stats", {}),
