@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rules.clauses.pack import ClausePack, ClauseRule, ClauseSpec, load_pack
 from rules.clauses.structure import Heading, Structure, blank_run, document_structure, fold
@@ -88,12 +89,11 @@ def _rule_holds(rule: ClauseRule, structure: Structure, start: int, end: int, se
         return True
     if rule.requires_paragraph:
         paragraph = structure.paragraph_at(start)
-        scope = folded[paragraph.start : paragraph.end]
+        scope = folded[paragraph[0] : paragraph[1]]
     return rule.requires.search(scope) is not None
 
 
-@dataclass(frozen=True)
-class _Hit:
+class _Hit(NamedTuple):
     """A rule hit that passed its rule's conditions, before headings are settled."""
 
     rule: ClauseRule

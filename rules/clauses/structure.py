@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from rules.clauses.guidance import bracket_guidance, merge_spans, section_guidance
 
 # Full-width ASCII variants (！ … ～) and the ideographic space fold one-to-one onto ASCII, so a folded text
 # keeps every offset of the text it came from; raw and normalizer output then match the same patterns.
@@ -35,13 +37,13 @@ _FIELD_LABEL = re.compile(r"^\s*([^\s,;。:_()]{2,10})\s*:")
 _BLANK_RUN = re.compile(r"_{2,}|\s{3,}|×{2,}|x{2,}")
 _SENTENCE_END = re.compile(r"[。;!?](?:[\"')]*)|(?<![\d.])\.(?![\d.])|:(?=\s*(?:[①-⑳]|\(\d|\d[.、)]|$))")
 _TERMINAL = "。;!?:)]\"'"
-_GUIDANCE_OPENERS = ("如:", "如,", "例如", "注", "说明", "填写", "含", "包括", "当事人", "此", "可", "应", "按")
-_GUIDANCE_SECTION = re.compile(r"^(?:填写说明|使用说明|[^\s]{0,12}使用说明|说明|编写说明)\s*:?$")
-_NOTE_LINE = re.compile(r"^\s*注\s*:")
-# A short line naming the document ("北京市机动车驾驶培训服务合同") ends a guidance preface.
-_DOCUMENT_TITLE = re.compile(r"^[^,;。:]{2,30}(?:合同|协议|协议书|合同书)(?:\(.{0,12}\))*$")
+# The marker pattern without its "^", to match a paragraph in place (text, start, end) without slicing it.
+_MARK_AT = re.compile(ARTICLE_MARK.pattern[1:])
+_MARK_FIRST = frozenset("第" + _CN_NUMERAL + "(" + "".join(map(chr, range(ord("①"), ord("⑳") + 1))) + "☐□■√※*")
+_LINE = re.compile(r"\S(?:[^\n]*\S)?")  # a line trimmed of surrounding whitespace, as str.strip() would
+_BRACKETED = re.compile(r"\([^()]*\)")
+_WIDE_GAP = re.compile(r"\s{2,}")
 _MAX_ARTICLE = 1500  # past this an "article" is a whole chapter: highlight the paragraph instead
-_SLOT_BEFORE = re.compile(r"(?:_|:|。|^)\s*$")
 
 
 _FOLDABLE = re.compile("[" + "".join(chr(code) for code in _FOLD_TABLE) + "]")
@@ -49,10 +51,13 @@ _FOLDABLE = re.compile("[" + "".join(chr(code) for code in _FOLD_TABLE) + "]")
 
 def fold(text: str) -> str:
     """Return text with full-width ASCII variants folded to ASCII; offsets are unchanged."""
-    # str.translate walks every character in Python-level lookups; replacing only the few distinct
-    # characters present runs at memchr speed on long documents.
-    for char in set(_FOLDABLE.findall(text)):
+    # str.translate walks every character in Python-level lookups; replacing each distinct foldable
+    # character present (found by one C-level search each) runs at memchr speed on long documents.
+    found = _FOLDABLE.search(text)
+    while found is not None:
+        char = found.group()
         text = text.replace(char, chr(_FOLD_TABLE[ord(char)]))
+        found = _FOLDABLE.search(text, found.start())
     return text
 
 
@@ -76,15 +81,6 @@ def marker_level(line: str) -> int | None:
 
 
 @dataclass(frozen=True)
-class Paragraph:
-    """A paragraph: one line, or hard-wrapped lines joined back together; end is exclusive."""
-
-    start: int
-    end: int
-    level: int | None
-
-
-@dataclass(frozen=True)
 class Heading:
     """An article heading title (第七条 验收方法 → 验收方法), the article it opens and whether it is a slot."""
 
@@ -97,51 +93,63 @@ class Heading:
     level: int
 
 
-@dataclass(frozen=True)
+@dataclass
 class Structure:
-    """Offsets of paragraphs, sentences, headings and drafting guidance in one folded text."""
+    """Offsets of paragraphs, sentences and drafting guidance in one folded text; headings are built on demand.
+
+    Paragraphs are kept as parallel offset lists, and a heading (with the article it opens) is settled only
+    for the paragraphs a hit lands in, so the cost follows the hits rather than every line of the document.
+    """
 
     text: str
-    paragraphs: list[Paragraph]
     paragraph_starts: list[int]
-    sentence_bounds: list[int]
-    headings: list[Heading]
-    heading_starts: list[int]
+    paragraph_ends: list[int]
+    levels: list[int | None]
+    sentence_ends: list[int]
     guidance_starts: list[int]
     guidance_ends: list[int]
-    articles: list[tuple[int, int]]
     article_starts: list[int]
+    article_ends: list[int]
+    _headings: dict[int, Heading | None] = field(default_factory=dict)
+
+    def _position(self, offset: int) -> int:
+        """Return the index of the paragraph holding offset (the first one for offsets before it)."""
+        return max(bisect.bisect_right(self.paragraph_starts, offset) - 1, 0)
 
     def article_at(self, offset: int) -> tuple[int, int]:
         """Return the outermost numbered article holding offset, or its paragraph when none (or too long)."""
         index = bisect.bisect_right(self.article_starts, offset) - 1
         if index >= 0:
-            start, end = self.articles[index]
+            start, end = self.article_starts[index], self.article_ends[index]
             if offset < end and end - start <= _MAX_ARTICLE:
                 return start, end
-        paragraph = self.paragraph_at(offset)
-        return paragraph.start, paragraph.end
+        return self.paragraph_at(offset)
 
-    def paragraph_at(self, offset: int) -> Paragraph:
-        """Return the paragraph holding offset."""
-        index = max(bisect.bisect_right(self.paragraph_starts, offset) - 1, 0)
-        return self.paragraphs[index]
+    def paragraph_at(self, offset: int) -> tuple[int, int]:
+        """Return (start, end) of the paragraph holding offset."""
+        position = self._position(offset)
+        return self.paragraph_starts[position], self.paragraph_ends[position]
 
     def sentence_at(self, offset: int) -> tuple[int, int]:
         """Return (start, end) of the sentence holding offset, never crossing its paragraph."""
-        paragraph = self.paragraph_at(offset)
-        index = bisect.bisect_right(self.sentence_bounds, offset)
-        start = self.sentence_bounds[index - 1] if index else 0
-        end = self.sentence_bounds[index] if index < len(self.sentence_bounds) else len(self.text)
-        return max(start, paragraph.start), min(end, paragraph.end)
+        position = self._position(offset)
+        first, last = self.paragraph_starts[position], self.paragraph_ends[position]
+        ends = self.sentence_ends
+        index = bisect.bisect_right(ends, offset)
+        end = ends[index] if index < len(ends) else len(self.text)
+        if offset < first:  # before the first paragraph: its start bounds the sentence
+            return first, min(end, first)
+        start = ends[index - 1] if index else 0
+        return max(start, first), min(end, last)
 
     def heading_at(self, start: int, end: int) -> Heading | None:
-        """Return the heading whose title contains [start, end), if any."""
-        index = bisect.bisect_right(self.heading_starts, start) - 1
-        if index >= 0:
-            heading = self.headings[index]
-            if end <= heading.title_end:
-                return heading
+        """Return the heading whose title contains [start, end), if any (only its own paragraph's can)."""
+        position = self._position(start)
+        if position not in self._headings:
+            self._headings[position] = _heading(self, position)
+        heading = self._headings[position]
+        if heading is not None and heading.title_start <= start and end <= heading.title_end:
+            return heading
         return None
 
     def in_guidance(self, offset: int) -> bool:
@@ -149,178 +157,147 @@ class Structure:
         index = bisect.bisect_right(self.guidance_starts, offset) - 1
         return index >= 0 and offset < self.guidance_ends[index]
 
-
-def _lines(text: str) -> list[tuple[int, int]]:
-    """Return (start, end) of every non-blank line, trimmed of surrounding whitespace."""
-    found = []
-    for match in re.finditer(r"[^\n]+", text):
-        line = match.group()
-        if not line.strip():
-            continue
-        lead = len(line) - len(line.lstrip())
-        found.append((match.start() + lead, match.start() + len(line.rstrip())))
-    return found
-
-
-def _continues(text: str, line: tuple[int, int], following: tuple[int, int]) -> bool:
-    """True when a hard-wrapped line runs on into the following one."""
-    body = text[line[0] : line[1]]
-    # Wrapped template lines are dense prose; a form line with gaps ("有效期限: 年 月 日至…") stands alone.
-    if len(body) < 20 or body[-1] in _TERMINAL or "__" in body or "│" in body or re.search(r"\s{2,}", body):
-        return False
-    return ARTICLE_MARK.match(text[following[0] : following[1]]) is None
+    def article_end(self, position: int) -> int:
+        """Return where the article opened by a paragraph ends: before the next marker as high as its own."""
+        level = self.levels[position]
+        if level is None:
+            return self.paragraph_ends[position]
+        levels = self.levels
+        stop = position + 1
+        while stop < len(levels):
+            following = levels[stop]
+            if following is not None and following <= level:
+                break
+            stop += 1
+        return self.paragraph_ends[stop - 1]
 
 
-def _paragraphs(text: str) -> list[Paragraph]:
+def _heading(structure: Structure, position: int) -> Heading | None:
+    """Find the heading title after a paragraph's article marker or form field label ("付款方式:")."""
+    text = structure.text
+    start, end = structure.paragraph_starts[position], structure.paragraph_ends[position]
+    line_end = text.find("\n", start, end)
+    line = text[start : end if line_end == -1 else line_end]
+    mark = ARTICLE_MARK.match(line)
+    found = _TITLE.match(line, mark.end()) if mark else _FIELD_LABEL.match(line)
+    if found is None:
+        return None
+    group = 0 if mark else 1
+    title_start, title_end = start + found.start(group), start + found.end(group)
+    article_end = structure.article_end(position)
+    body_blank = is_blank(text[title_end:article_end])
+    level = structure.levels[position]
+    return Heading(
+        start, title_start, title_end, article_end, body_blank, mark is not None, 9 if level is None else level
+    )
+
+
+def _paragraphs(text: str) -> tuple[list[int], list[int]]:
     """Group lines into paragraphs, re-joining lines that an old template wrapped at a fixed width."""
-    lines = _lines(text)
-    paragraphs: list[Paragraph] = []
-    index = 0
-    while index < len(lines):
-        start, end = lines[index]
-        while index + 1 < len(lines) and _continues(text, lines[index], lines[index + 1]):
-            index += 1
-            end = lines[index][1]
-        paragraphs.append(Paragraph(start, end, marker_level(text[start:end])))
-        index += 1
-    return paragraphs or [Paragraph(0, len(text), None)]
+    starts: list[int] = []
+    ends: list[int] = []
+    for match in _LINE.finditer(text):
+        starts.append(match.start())
+        ends.append(match.end())
+    # Only a line that ends mid-sentence can run on, so the wrap checks run on those lines alone.
+    joins = [
+        index
+        for index in range(len(starts) - 1)
+        if text[ends[index] - 1] not in _TERMINAL
+        and _continues(text, starts[index], ends[index], starts[index + 1], ends[index + 1])
+    ]
+    if not starts:
+        return [0], [len(text)]
+    if not joins:
+        return starts, ends
+    joined = set(joins)
+    return (
+        [start for index, start in enumerate(starts) if index - 1 not in joined],
+        [end for index, end in enumerate(ends) if index not in joined],
+    )
 
 
-def _article_ends(paragraphs: list[Paragraph]) -> list[int]:
-    """Return, per paragraph, where the article it opens ends: before the next marker as high as its own."""
-    ends = [p.end for p in paragraphs]
-    # Scan backwards keeping, per level, the index of the nearest following paragraph at or above it.
-    next_at_or_above: dict[int, int] = {}
-    for position in range(len(paragraphs) - 1, -1, -1):
-        level = paragraphs[position].level
-        if level is not None:
-            stop = min((i for lv, i in next_at_or_above.items() if lv <= level), default=len(paragraphs))
-            ends[position] = paragraphs[stop - 1].end
-            next_at_or_above[level] = position
-    return ends
+def _continues(text: str, start: int, end: int, next_start: int, next_end: int) -> bool:
+    """True when a hard-wrapped line runs on into the following one."""
+    body = text[start:end]
+    # Wrapped template lines are dense prose; a form line with gaps ("有效期限: 年 月 日至…") stands alone.
+    if len(body) < 20 or body[-1] in _TERMINAL or "__" in body or "│" in body or _WIDE_GAP.search(body):
+        return False
+    return _MARK_AT.match(text, next_start, next_end) is None
 
 
-def _headings(text: str, paragraphs: list[Paragraph], ends: list[int]) -> list[Heading]:
-    """Find heading titles after article markers and form field labels ("付款方式:")."""
-    headings: list[Heading] = []
-    for position, paragraph in enumerate(paragraphs):
-        line_end = text.find("\n", paragraph.start, paragraph.end)
-        line = text[paragraph.start : paragraph.end if line_end == -1 else line_end]
-        mark = ARTICLE_MARK.match(line)
-        found = _TITLE.match(line, mark.end()) if mark else _FIELD_LABEL.match(line)
-        if found is None:
+def _levels(text: str, starts: list[int], ends: list[int]) -> list[int | None]:
+    """Return the marker level of every paragraph; only paragraphs opening with a marker's first character
+    are matched against the marker pattern."""
+    levels: list[int | None] = [None] * len(starts)
+    for position, start in enumerate(starts):
+        char = text[start : start + 1]
+        if char in _MARK_FIRST or char.isdecimal():
+            match = _MARK_AT.match(text, start, ends[position])
+            if match is not None and match.lastgroup is not None:
+                levels[position] = int(match.lastgroup[1:])
+    return levels
+
+
+def _rank_chapters(levels: list[int | None], starts: list[int], guidance: list[tuple[int, int]]) -> list[int | None]:
+    """Nest 第X条 inside 一、 chapters when a document opens with 一、 (labour contracts do); else the reverse."""
+    guidance_starts = [start for start, _ in guidance]
+    first: dict[int, int] = {}
+    for position, level in enumerate(levels):
+        if level not in (1, 2) or level in first:
             continue
-        group = 0 if mark else 1
-        title = (paragraph.start + found.start(group), paragraph.start + found.end(group))
-        article_end = ends[position]
-        body_blank = is_blank(text[title[1] : article_end])
-        level = 9 if paragraph.level is None else paragraph.level
-        headings.append(Heading(paragraph.start, title[0], title[1], article_end, body_blank, mark is not None, level))
-    return headings
+        index = bisect.bisect_right(guidance_starts, starts[position]) - 1
+        if not (index >= 0 and starts[position] < guidance[index][1]):
+            first[level] = position
+    if len(first) < 2 or first[1] < first[2]:
+        return levels
+    swap = {1: 2, 2: 1}
+    return [None if level is None else swap.get(level, level) for level in levels]
+
+
+def _articles(levels: list[int | None], ends: list[int], starts: list[int]) -> tuple[list[int], list[int]]:
+    """Return starts and ends of every article at the document's outermost numbering level (chapters aside)."""
+    numbered = [level for level in levels if level]
+    if not numbered:
+        return [], []
+    top = min(numbered)
+    article_starts: list[int] = []
+    article_ends: list[int] = []
+    stop = len(levels)  # the next paragraph with a marker at (or above) the top level
+    for position in range(len(levels) - 1, -1, -1):
+        level = levels[position]
+        if level is None or level > top:
+            continue
+        if level == top:
+            article_starts.append(starts[position])
+            article_ends.append(ends[stop - 1])
+        stop = position
+    return article_starts[::-1], article_ends[::-1]
 
 
 def _strip_brackets(text: str) -> str:
     """Return text without its parenthesised passages (drafting notes do not fill a slot)."""
     previous = None
     while previous != text:
-        previous, text = text, re.sub(r"\([^()]*\)", "", text)
+        previous, text = text, _BRACKETED.sub("", text)
     return text
 
 
-def _bracket_guidance(text: str) -> list[tuple[int, int]]:
-    """Return long bracketed notes that follow a slot or open a line, or that read as instructions."""
-    spans: list[tuple[int, int]] = []
-    stack: list[int] = []
-    for bracket in re.finditer(r"[()]", text):
-        offset = bracket.start()
-        if bracket.group() == "(":
-            stack.append(offset)
-            continue
-        if not stack:
-            continue
-        opened = stack.pop()
-        if stack:
-            continue  # nested brackets belong to the outer note
-        inner = text[opened + 1 : offset].strip()
-        line_start = text.rfind("\n", 0, opened) + 1
-        after_slot = _SLOT_BEFORE.search(text[max(line_start, opened - 4) : opened]) is not None
-        if len(inner) >= 12 and (after_slot or inner.startswith(_GUIDANCE_OPENERS)):
-            spans.append((opened, offset + 1))
-    return spans
-
-
-def _section_guidance(text: str, paragraphs: list[Paragraph]) -> list[tuple[int, int]]:
-    """Return 说明 sections (to the document title after a preface, else to the end) and 注: lines."""
-    spans: list[tuple[int, int]] = []
-    for position, paragraph in enumerate(paragraphs):
-        line = re.sub(r"\s", "", text[paragraph.start : paragraph.end])
-        if _NOTE_LINE.match(line):
-            spans.append((paragraph.start, paragraph.end))
-        if not _GUIDANCE_SECTION.match(line):
-            continue
-        end = len(text)
-        for following in paragraphs[position + 1 :]:
-            if following.level == 1 or _DOCUMENT_TITLE.match(re.sub(r"\s", "", text[following.start : following.end])):
-                end = following.start
-                break
-        spans.append((paragraph.start, end))
-    return spans
-
-
-def _rank_chapters(paragraphs: list[Paragraph], guidance: list[tuple[int, int]]) -> list[Paragraph]:
-    """Nest 第X条 inside 一、 chapters when a document opens with 一、 (labour contracts do); else the reverse."""
-    starts = [start for start, _ in guidance]
-    first: dict[int, int] = {}
-    for position, paragraph in enumerate(paragraphs):
-        index = bisect.bisect_right(starts, paragraph.start) - 1
-        if paragraph.level in (1, 2) and not (index >= 0 and paragraph.start < guidance[index][1]):
-            first.setdefault(paragraph.level, position)
-    if len(first) < 2 or first[1] < first[2]:
-        return paragraphs
-    swap = {1: 2, 2: 1}
-    return [Paragraph(p.start, p.end, None if p.level is None else swap.get(p.level, p.level)) for p in paragraphs]
-
-
-def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Return sorted, non-overlapping spans covering the same offsets."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
-
-
 def document_structure(text: str) -> Structure:
-    """Segment a folded text into paragraphs, sentences, headings and guidance, all as offsets."""
-    paragraphs = _paragraphs(text)
-    bounds = sorted({0, *(m.end() for m in _SENTENCE_END.finditer(text)), *(p.start for p in paragraphs)})
-    guidance = _merge(_bracket_guidance(text) + _section_guidance(text, paragraphs))
-    paragraphs = _rank_chapters(paragraphs, guidance)
-    ends = _article_ends(paragraphs)
-    headings = _headings(text, paragraphs, ends)
-    articles = _articles(paragraphs, ends)
+    """Segment a folded text into paragraphs, sentences and guidance, all as offsets."""
+    starts, ends = _paragraphs(text)
+    raw_levels = _levels(text, starts, ends)
+    guidance = merge_spans(bracket_guidance(text) + section_guidance(text, starts, ends, raw_levels))
+    levels = _rank_chapters(raw_levels, starts, guidance)
+    article_starts, article_ends = _articles(levels, ends, starts)
     return Structure(
         text=text,
-        paragraphs=paragraphs,
-        paragraph_starts=[p.start for p in paragraphs],
-        sentence_bounds=bounds,
-        headings=headings,
-        heading_starts=[h.title_start for h in headings],
+        paragraph_starts=starts,
+        paragraph_ends=ends,
+        levels=levels,
+        sentence_ends=[m.end() for m in _SENTENCE_END.finditer(text)],
         guidance_starts=[start for start, _ in guidance],
         guidance_ends=[end for _, end in guidance],
-        articles=articles,
-        article_starts=[start for start, _ in articles],
+        article_starts=article_starts,
+        article_ends=article_ends,
     )
-
-
-def _articles(paragraphs: list[Paragraph], ends: list[int]) -> list[tuple[int, int]]:
-    """Return (start, end) of every article at the document's outermost numbering level (chapters aside)."""
-    levels = [p.level for p in paragraphs if p.level]
-    if not levels:
-        return []
-    top = min(levels)
-    return [
-        (paragraph.start, ends[position]) for position, paragraph in enumerate(paragraphs) if paragraph.level == top
-    ]
