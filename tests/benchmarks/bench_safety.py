@@ -1,0 +1,89 @@
+"""Benchmark: safety scoring (automaton pass + context) against a naive per-term `str.find` loop; one JSON object."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from rules.evaluation.common import jsonl_rows
+from rules.safety import load_safety_pack, safety_score
+from rules.tickets.pack import fold_text
+from tests.shared_data import shared_file
+
+SIZES = (1_000, 10_000, 100_000, 1_000_000)
+GROWTH_CHARS = 1_000_000  # characters processed per size, so every size is timed over the same work
+
+
+def naive_term_hits(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
+    """Every occurrence of every literal term, found term by term with str.find (the obvious implementation)."""
+    folded = fold_text(text)
+    hits = []
+    for term in terms:
+        position = folded.find(term)
+        while position != -1:
+            hits.append((position, term))
+            position = folded.find(term, position + 1)
+    return hits
+
+
+def chars_per_second(function: Callable[[str], object], documents: Sequence[str], repeats: int = 3) -> float:
+    """Characters per second of `function` over the documents, best of `repeats` runs (least disturbed)."""
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for document in documents:
+            function(document)
+        best = min(best, time.perf_counter() - started)
+    return sum(map(len, documents)) / best
+
+
+def main() -> None:
+    """Run the benchmark and print its JSON report."""
+    pack = load_safety_pack()
+    terms = pack.terms
+    texts = [row["text"] for row in jsonl_rows(shared_file("safety/public.jsonl"))]
+    sample = texts[:300]
+    automaton_hits = [
+        sorted((end - len(term) + 1, term) for end, (term, _r, _c) in pack.automaton.iter(fold_text(t))) for t in sample
+    ]
+    if any(sorted(naive_term_hits(t, terms)) != hits for t, hits in zip(sample, automaton_hits, strict=True)):
+        raise SystemExit("naive and automaton matching disagree; the comparison would be meaningless")
+    safety_score("预热")
+    rules_rate = chars_per_second(safety_score, texts)
+    naive_rate = chars_per_second(lambda text: naive_term_hits(text, terms), texts)
+    whole = "\n".join(texts)
+    while len(whole) < max(SIZES):
+        whole += "\n" + whole
+    growth = {
+        str(size): round(chars_per_second(safety_score, [whole[:size]] * max(1, GROWTH_CHARS // size), repeats=2))
+        for size in SIZES
+    }
+    naive_growth = {
+        str(size): round(chars_per_second(lambda t: naive_term_hits(t, terms), [whole[:size]], repeats=2))
+        for size in SIZES[:3]
+    }
+    rates = list(growth.values())
+    report = {
+        "texts": len(texts),
+        "corpus_chars": sum(map(len, texts)),
+        "terms": len(terms),
+        "rules": len(pack.rules),
+        "regexes": len(pack.patterns),
+        "pack_version": pack.version,
+        "safety_chars_per_s": round(rules_rate),
+        "naive_find_chars_per_s": round(naive_rate),
+        "ratio_vs_naive": round(rules_rate / naive_rate, 2),
+        "safety_texts_per_s": round(len(texts) / (sum(map(len, texts)) / rules_rate)),
+        "safety_chars_per_s_by_size": growth,
+        "naive_chars_per_s_by_size": naive_growth,
+        "growth_max_over_min_rate": round(max(rates) / min(rates), 2),
+        "note": "the naive side only finds literal terms; the safety side also runs regexes and context rules",
+    }
+    json.dump(report, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
