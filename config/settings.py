@@ -110,6 +110,18 @@ LLM_BASE_URL = envstr("LLM_BASE_URL", "http://127.0.0.1:8088/v1")
 LLM_MODEL = envstr("LLM_MODEL", "gemma-3-270m")
 LLM_ENGINE = envstr("LLM_ENGINE", "llamacpp")
 LLM_TIMEOUT_S = envfloat("LLM_TIMEOUT_S", 60.0)
+# Off means rules only by the operator's choice (not a degraded result).
+LLM_ENABLED = envbool("LLM_ENABLED", True)
+LLM_MAX_RETRIES = envint("LLM_MAX_RETRIES", 2)
+LLM_MAX_CONCURRENCY = envint("LLM_MAX_CONCURRENCY", 4)
+LLM_BREAKER_FAILURES = envint("LLM_BREAKER_FAILURES", 3)
+LLM_BREAKER_COOLDOWN_S = envfloat("LLM_BREAKER_COOLDOWN_S", 30.0)
+# The embedded llama.cpp server runs with a 2K window; Gemma 2 9B on vLLM has 8K (set in docker-compose.yml).
+LLM_CONTEXT_TOKENS = envint("LLM_CONTEXT_TOKENS", 2048)
+LLM_MAX_OUTPUT_TOKENS = envint("LLM_MAX_OUTPUT_TOKENS", 256)
+# `manage.py runstack` starts the local llama.cpp server when LLM_BASE_URL points at this machine.
+DOCGATE_LOCAL_LLM = envbool("DOCGATE_LOCAL_LLM", True)
+DOCGATE_LLM_MODEL_DIR = Path(envstr("DOCGATE_LLM_MODEL_DIR", str(DATA_DIR / "llm")))
 SAFETY_BLOCK_THRESHOLD = envfloat("SAFETY_BLOCK_THRESHOLD", 0.85)
 
 # --- Celery --------------------------------------------------------------------------------------------------

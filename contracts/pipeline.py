@@ -16,6 +16,7 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from contracts.audit import audit_record
+from contracts.llm_stage import LLMStage
 from contracts.models import Document, Job, JobState, Result
 from contracts.stages import ExtractionStage, NormalizeStage, RulesStage
 
@@ -56,7 +57,7 @@ class Stage(Protocol):
 
 def pipeline_stages() -> list[Stage]:
     """Return the ordered stages every job runs."""
-    return [ExtractionStage(), NormalizeStage(), RulesStage()]
+    return [ExtractionStage(), NormalizeStage(), RulesStage(), LLMStage()]
 
 
 @dataclass(frozen=True)

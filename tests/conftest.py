@@ -40,6 +40,8 @@ def _media_in_tmp(request: pytest.FixtureRequest, tmp_path: Path) -> None:
     if "settings" in request.fixturenames or request.node.get_closest_marker("django_db"):
         settings = request.getfixturevalue("settings")
         settings.MEDIA_ROOT = str(tmp_path / "media")
+        # Tests that want the LLM start a real local server and switch it on (the `llm_server` fixture).
+        settings.LLM_ENABLED = False
 
 
 @pytest.fixture

@@ -41,6 +41,7 @@ def celery_worker(
         "REDIS_URL": settings.REDIS_URL,
         "DOCGATE_DATA_DIR": str(settings.DATA_DIR),
         "PYTHONUNBUFFERED": "1",
+        "LLM_ENABLED": "false",
         **(extra_env or {}),
     }
     log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import httpx
 
+from inference.local_server import model_dir
+from tests.llm_server import llm_server_require
 from tests.workers import ROOT, wait_until
 
 
@@ -22,8 +24,16 @@ def _free_port() -> int:
 
 
 def test_embedded_stack_processes_a_ticket_without_postgres_or_redis(tmp_path: Path) -> None:
+    llm_server_require()
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
-    env.update({"DOCGATE_DATA_DIR": str(tmp_path / "var"), "PYTHONUNBUFFERED": "1"})
+    env.update({
+        "DOCGATE_DATA_DIR": str(tmp_path / "var"),
+        "PYTHONUNBUFFERED": "1",
+        # The stack starts its own llama.cpp server; the model file is shared with the other LLM tests.
+        "LLM_BASE_URL": f"http://127.0.0.1:{_free_port()}/v1",
+        "DOCGATE_LLM_MODEL_DIR": str(model_dir()),
+        "LLM_MAX_OUTPUT_TOKENS": "64",
+    })
 
     def manage(*args: str) -> str:
         done = subprocess.run(
@@ -71,11 +81,16 @@ def test_embedded_stack_processes_a_ticket_without_postgres_or_redis(tmp_path: P
             assert submitted.status_code == 201
             document_id = submitted.json()["document"]["id"]
 
-            def done() -> bool:
-                return client.get(f"/api/v1/documents/{document_id}/").json()["job"]["state"] == "done"
+            def finished() -> bool:
+                state = client.get(f"/api/v1/documents/{document_id}/").json()["job"]["state"]
+                return state in {"done", "needs_review"}
 
-            assert wait_until(done, timeout_s=60), log.read_text(errors="replace")[-3000:]
-            assert client.get(f"/api/v1/documents/{document_id}/result/").json()["version"] == 1
+            assert wait_until(finished, timeout_s=120), log.read_text(errors="replace")[-3000:]
+            result = client.get(f"/api/v1/documents/{document_id}/result/").json()
+            assert result["version"] == 1
+            llm = result["provenance"]["llm"]
+            assert llm["enabled"] and llm["engine"] == "llamacpp" and "error" not in llm, llm
+            assert result["data"]["degraded"] is False
     finally:
         os.killpg(stack.pid, signal.SIGTERM)
         stack.wait(timeout=30)

@@ -7,10 +7,14 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
+
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
 
 class Command(BaseCommand):
@@ -65,6 +69,9 @@ class Command(BaseCommand):
                 settings.CELERY_BEAT_SCHEDULE_FILENAME,
             ],
         }
+        llm = self._local_llm_command()
+        if llm is not None:
+            commands = {"llm": llm, **commands}
         processes = {name: subprocess.Popen(cmd, env=os.environ.copy()) for name, cmd in commands.items()}
         host = bind.split(":")[0]
         port = bind.rsplit(":", 1)[-1]
@@ -99,3 +106,20 @@ class Command(BaseCommand):
         if exited and not stopping:
             self.stderr.write(f"stopped because {', '.join(exited)} exited unexpectedly")
             sys.exit(1)
+
+    def _local_llm_command(self) -> list[str] | None:
+        """The llama.cpp server command when LLM_BASE_URL points at this machine (the embedded default)."""
+        parts = urlsplit(settings.LLM_BASE_URL)
+        if not (settings.LLM_ENABLED and settings.DOCGATE_LOCAL_LLM and parts.hostname in LOOPBACK_HOSTS):
+            return None
+        from inference.local_server import model_path_ensure, server_command
+
+        self.stdout.write("preparing the local LLM (Gemma 3 270M, llama.cpp) …")
+        model = model_path_ensure(Path(settings.DOCGATE_LLM_MODEL_DIR))
+        return server_command(
+            model,
+            parts.port or 80,
+            host=parts.hostname or "127.0.0.1",
+            n_ctx=settings.LLM_CONTEXT_TOKENS,
+            alias=settings.LLM_MODEL,
+        )

@@ -1,0 +1,53 @@
+"""The Django side of the LLM: a configuration built from settings and one client per process."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, cast
+
+from django.conf import settings
+
+from inference.client import LLMClient
+from inference.config import Engine, LLMConfig
+
+_lock = threading.Lock()
+_client: LLMClient | None = None
+_client_config: LLMConfig | None = None
+
+
+def llm_config() -> LLMConfig:
+    """Return the LLM configuration the settings describe."""
+    return LLMConfig(
+        base_url=settings.LLM_BASE_URL,
+        model=settings.LLM_MODEL,
+        engine=cast(Engine, settings.LLM_ENGINE),
+        read_timeout_s=settings.LLM_TIMEOUT_S,
+        max_retries=settings.LLM_MAX_RETRIES,
+        max_concurrency=settings.LLM_MAX_CONCURRENCY,
+        breaker_failure_threshold=settings.LLM_BREAKER_FAILURES,
+        breaker_cooldown_s=settings.LLM_BREAKER_COOLDOWN_S,
+        context_window_tokens=settings.LLM_CONTEXT_TOKENS,
+        max_output_tokens=settings.LLM_MAX_OUTPUT_TOKENS,
+    )
+
+
+def llm_client() -> LLMClient:
+    """Return this process's client (its circuit breaker is shared by every job the process runs)."""
+    global _client, _client_config
+    config = llm_config()
+    with _lock:
+        if _client is None or _client_config != config:
+            if _client is not None:
+                _client.close()
+            _client, _client_config = LLMClient(config), config
+        return _client
+
+
+def llm_breaker_snapshot() -> dict[str, Any]:
+    """Return the breaker's state and counters for health checks and provenance."""
+    snapshot = llm_client().breaker.snapshot()
+    return {
+        "state": getattr(snapshot.state, "value", str(snapshot.state)),
+        "consecutive_failures": snapshot.consecutive_failures,
+        "openings": snapshot.openings,
+    }

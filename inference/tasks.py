@@ -1,0 +1,172 @@
+"""The LLM tasks: clause extraction, ticket classification, Cantonese rewrite, response drafting.
+
+Each takes an LLMClient and text and returns an LLMTaskResult whose findings are grounded in that text.
+LLMUnavailable and LLMRequestError propagate (the pipeline degrades to rules-only); invalid replies are counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from inference.chunking import Chunk, chunk_budget, text_chunks
+from inference.client import RETRY_NOTE, LLMClient
+from inference.errors import LLMInvalidOutput
+from inference.prompts import prompt_render, prompt_template
+from inference.results import LLMFinding, LLMTaskResult, TaskRun, findings_merge
+from inference.schemas import (
+    CantoneseRewrite,
+    ResponseDraft,
+    TicketTaxonomy,
+    clause_extraction_model,
+    ticket_classification_model,
+)
+
+DraftKind = Literal["ticket", "contract"]
+# A rewrite is about as long as its input, plus the JSON wrapper: input chunks get this share of the output budget.
+REWRITE_INPUT_SHARE = 0.8
+
+
+def document_budget(client: LLMClient, task: str, max_output_tokens: int, **values: str) -> int:
+    """Tokens a document may take in this task's prompt: the window minus the prompt around it, the retry
+    note and the reply, all counted with the server's tokenizer."""
+    overhead = client.count_tokens(prompt_render(task, "", **values).text) + client.count_tokens(RETRY_NOTE)
+    return chunk_budget(client.config.context_window_tokens, overhead, max_output_tokens)
+
+
+def _chunks(client: LLMClient, text: str, budget: int) -> list[Chunk]:
+    return text_chunks(text, budget, client.count_tokens)
+
+
+def clauses_extract(
+    client: LLMClient, text: str, labels: Sequence[str], *, max_output_tokens: int | None = None
+) -> LLMTaskResult:
+    """Find clauses of the given labels in a contract, chunk by chunk; findings carry spans in `text`."""
+    max_tokens = max_output_tokens or client.config.max_output_tokens
+    label_list = "\n".join(f"- {label}" for label in labels)
+    schema = clause_extraction_model(tuple(labels))
+    chunks = _chunks(client, text, document_budget(client, "clause_extraction", max_tokens, labels=label_list))
+    run = TaskRun(client, "clauses_extract", prompt_template("clause_extraction")[1])
+    for chunk in chunks:
+        prompt = prompt_render("clause_extraction", chunk.text, labels=label_list)
+        try:
+            reply = client.chat_structured(prompt.messages, schema, max_tokens=max_tokens)
+        except LLMInvalidOutput as error:
+            run.invalid_record(error)
+            continue
+        run.reply_record(reply)
+        for item in reply.parsed.findings:
+            span = run.span_ground(item.evidence, chunk.text, chunk.offset)
+            if span is not None:
+                run.findings.append(LLMFinding("clause", item.label, text[span[0] : span[1]], *span))
+    run.findings = findings_merge(run.findings)
+    return run.result(chunks=len(chunks))
+
+
+def _taxonomy_outline(taxonomy: TicketTaxonomy) -> str:
+    """One line per level-1 name with its level-2 names (level 3 is too long for the prompt)."""
+    level2: dict[str, list[str]] = {name: [] for name in taxonomy.level1_names}
+    for level1, name, _ in taxonomy.paths():
+        if name not in level2[level1]:
+            level2[level1].append(name)
+    return "\n".join(f"- {level1}: {' / '.join(names)}" for level1, names in level2.items())
+
+
+def ticket_classify(
+    client: LLMClient, text: str, taxonomy: TicketTaxonomy, *, max_output_tokens: int | None = None
+) -> LLMTaskResult:
+    """Classify a ticket into the taxonomy with an urgency level; level 2/3 outside the taxonomy are dropped and
+    counted as off_taxonomy. A ticket longer than the window is classified on its first chunk (truncated)."""
+    max_tokens = max_output_tokens or client.config.max_output_tokens
+    outline = _taxonomy_outline(taxonomy)
+    schema = ticket_classification_model(tuple(taxonomy.level1_names))
+    chunks = _chunks(client, text, document_budget(client, "ticket_classification", max_tokens, categories=outline))
+    prompt = prompt_render("ticket_classification", chunks[0].text if chunks else "", categories=outline)
+    run = TaskRun(client, "ticket_classify", prompt.prompt_version)
+    if not chunks:
+        return run.result(chunks=0)
+    try:
+        reply = client.chat_structured(prompt.messages, schema, max_tokens=max_tokens)
+    except LLMInvalidOutput as error:
+        run.invalid_record(error)
+        return run.result(chunks=1, truncated=len(chunks) > 1)
+    run.reply_record(reply)
+    parsed = reply.parsed
+    span = run.span_ground(parsed.evidence, chunks[0].text, chunks[0].offset)
+    if span is not None:
+        attributes: dict[str, str] = {}
+        if taxonomy.has_path(parsed.level1, parsed.level2):
+            attributes["level2"] = parsed.level2
+            if taxonomy.has_path(parsed.level1, parsed.level2, parsed.level3):
+                attributes["level3"] = parsed.level3
+            else:
+                run.off_taxonomy += 1
+        else:
+            run.off_taxonomy += 1
+        quote = text[span[0] : span[1]]
+        run.findings.append(LLMFinding("category", parsed.level1, quote, *span, attributes=attributes))
+        run.findings.append(LLMFinding("urgency", parsed.urgency, quote, *span))
+    return run.result(chunks=1, truncated=len(chunks) > 1)
+
+
+def cantonese_rewrite(client: LLMClient, text: str, *, max_output_tokens: int | None = None) -> LLMTaskResult:
+    """Rewrite Cantonese into Standard Written Chinese chunk by chunk; a chunk whose reply is invalid is kept as
+    it was (and counted), so `output_text` always covers the whole input."""
+    max_tokens = max_output_tokens or client.config.max_output_tokens
+    budget = min(document_budget(client, "cantonese_rewrite", max_tokens), int(max_tokens * REWRITE_INPUT_SHARE))
+    chunks = _chunks(client, text, budget)
+    run = TaskRun(client, "cantonese_rewrite", prompt_template("cantonese_rewrite")[1])
+    pieces: list[str] = []
+    cursor = 0
+    for chunk in chunks:
+        pieces.append(text[cursor : chunk.offset])  # blank stretches between chunks pass through
+        cursor = chunk.end
+        try:
+            reply = client.chat_structured(
+                prompt_render("cantonese_rewrite", chunk.text).messages, CantoneseRewrite, max_tokens=max_tokens
+            )
+        except LLMInvalidOutput as error:
+            run.invalid_record(error)
+            pieces.append(chunk.text)
+            continue
+        run.reply_record(reply)
+        # Chunks end at line breaks that the model tends to drop: keep the chunk's own outer whitespace.
+        body = chunk.text.strip()
+        lead, trail = chunk.text[: chunk.text.index(body)], chunk.text[chunk.text.index(body) + len(body) :]
+        pieces.append(lead + reply.parsed.rewritten.strip() + trail)
+    pieces.append(text[cursor:])
+    return run.result(chunks=len(chunks), output_text="".join(pieces))
+
+
+def response_draft(
+    client: LLMClient,
+    kind: DraftKind,
+    text: str,
+    findings_summary: str,
+    *,
+    max_output_tokens: int | None = None,
+) -> LLMTaskResult:
+    """Draft a ticket reply or a contract risk summary from the text (its first chunk when long) and a summary of
+    the findings; `output_text` is the draft (None when the reply was invalid), evidence quotes are grounded."""
+    if kind not in ("ticket", "contract"):
+        raise ValueError(f"kind must be ticket or contract, not {kind!r}")
+    task = f"response_draft_{kind}"
+    max_tokens = max_output_tokens or client.config.max_output_tokens
+    # The summary is part of the prompt around the document, so it counts against the window too.
+    budget = document_budget(client, task, max_tokens, findings_summary=findings_summary)
+    chunks = _chunks(client, text, budget)
+    first = chunks[0] if chunks else Chunk("", 0, 0)
+    prompt = prompt_render(task, first.text, findings_summary=findings_summary)
+    run = TaskRun(client, "response_draft", prompt.prompt_version)
+    try:
+        reply = client.chat_structured(prompt.messages, ResponseDraft, max_tokens=max_tokens)
+    except LLMInvalidOutput as error:
+        run.invalid_record(error)
+        return run.result(chunks=1, truncated=len(chunks) > 1)
+    run.reply_record(reply)
+    for quote in reply.parsed.evidence:
+        span = run.span_ground(quote, first.text, first.offset)
+        if span is not None:
+            run.findings.append(LLMFinding("evidence", kind, text[span[0] : span[1]], *span))
+    run.findings = findings_merge(run.findings)
+    return run.result(chunks=1, truncated=len(chunks) > 1, output_text=reply.parsed.draft)
