@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,8 +29,8 @@ CATEGORIES = (
     "prompt_injection",
 )
 # Cues that raise a rule's weight when they share its sentence, and cues that lower it (see the description).
-RAISING_CUES = ("intent", "stealth", "solicit", "coercion", "derogation")
-LOWERING_CUES = ("report", "protect", "question", "victim")
+RAISING_CUES = ("intent", "stealth", "solicit", "coercion", "derogation", "generalize")
+LOWERING_CUES = ("report", "complaint", "protect", "question", "victim")
 CUE_NAMES = RAISING_CUES + LOWERING_CUES
 EXCLUSION = "exclusion"
 
@@ -45,6 +46,11 @@ class SafetyRule:
     mitigated_by: tuple[str, ...]
     terms: tuple[str, ...]
     patterns: tuple[str, ...]
+    # (before, after) characters in which a boosting cue counts; None: the pack's boost_window.
+    window: tuple[int, int] | None = None
+    # False for rules whose term names a group or a person rather than an act ("不接待穿着毛衣的客人"):
+    # a 不 before it does not negate the harm.
+    negatable: bool = True
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,11 @@ class SafetyPack:
     automaton: ahocorasick.Automaton
     # (rule index or -1, cue name or "", compiled pattern): the few rules and cues that need a regex.
     patterns: tuple[tuple[int, str, re.Pattern[str]], ...]
+    # Per pattern, the characters a match can start with (None: any): a text holding none of them skips it.
+    pattern_heads: tuple[frozenset[str] | None, ...] = ()
+    # The same, inverted: first character -> indices into `patterns`; and the patterns that always run.
+    head_index: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    headless: tuple[int, ...] = ()
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -90,6 +101,97 @@ def _alternation(words: list[str]) -> re.Pattern[str]:
     return re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True))))
 
 
+_SPECIAL = frozenset("\\[]().*+?{}|^$")
+
+
+def _closing(pattern: str, start: int) -> int:
+    """Index of the parenthesis that closes the group opened at `start` (-1 when unbalanced)."""
+    depth = 0
+    index = start
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":
+            index = pattern.find("]", index + 2)
+            if index < 0:
+                return -1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return -1
+
+
+def _split_top(body: str) -> list[str]:
+    """The alternatives of a group body, split at its top-level `|`."""
+    parts, depth, current, index = [], 0, [], 0
+    while index < len(body):
+        char = body[index]
+        if char == "\\":
+            current.append(body[index : index + 2])
+            index += 2
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append("".join(current))
+            current = []
+            index += 1
+            continue
+        current.append(char)
+        index += 1
+    parts.append("".join(current))
+    return parts
+
+
+def pattern_heads(pattern: str) -> frozenset[str] | None:
+    """The characters a match of `pattern` must start with, or None when that is not simply known.
+
+    Understands the shapes the pack uses: a leading literal, or a leading group `(?:a|b…)` (or `(…)`) of
+    alternatives that each start with a literal or such a group, not followed by `?`, `*` or `{0`. Anything
+    else (a class, a look-around, an empty alternative) answers None, and the regex always runs.
+    """
+    if not pattern:
+        return None
+    if pattern[0] == "(":
+        end = _closing(pattern, 0)
+        if end < 0 or pattern[end + 1 : end + 2] in ("?", "*") or pattern[end + 1 : end + 3] == "{0":
+            return None
+        body = pattern[1:end]
+        if body.startswith("?:"):
+            body = body[2:]
+        elif body.startswith("?"):
+            return None
+        heads: set[str] = set()
+        for alternative in _split_top(body):
+            sub = pattern_heads(alternative)
+            if sub is None:
+                return None
+            heads |= sub
+        return frozenset(heads)
+    if pattern[0] in _SPECIAL or pattern[1:2] in ("?", "*") or pattern[1:3] == "{0":
+        return None
+    return frozenset(pattern[0])
+
+
+def _merged_heads(merged: str) -> frozenset[str] | None:
+    """First characters of a `_merged` regex: the union over its `(?:…)` alternatives."""
+    heads: set[str] = set()
+    for alternative in _split_top(merged):
+        head = pattern_heads(alternative)
+        if head is None:
+            return None
+        heads |= head
+    return frozenset(heads)
+
+
 def _rule_from_dict(item: dict) -> SafetyRule:
     """Build one rule; raise ValueError when its category, cues or weights are wrong."""
     rule = SafetyRule(
@@ -100,6 +202,8 @@ def _rule_from_dict(item: dict) -> SafetyRule:
         mitigated_by=tuple(item.get("mitigated_by", ("report", "protect", "victim"))),
         terms=tuple(fold_text(term) for term in item.get("terms", ())),
         patterns=tuple(item.get("patterns", ())),
+        window=(int(item["window"][0]), int(item["window"][1])) if "window" in item else None,
+        negatable=bool(item.get("negatable", True)),
     )
     if rule.category not in CATEGORIES:
         raise ValueError(f"{rule.id}: unknown category {rule.category!r}")
@@ -112,6 +216,13 @@ def _rule_from_dict(item: dict) -> SafetyRule:
         if cue not in CUE_NAMES:
             raise ValueError(f"{rule.id}: unknown cue {cue!r}")
     return rule
+
+
+def _merged(patterns: Sequence[str]) -> re.Pattern[str]:
+    """One regex for all of a rule's (or cue's) patterns: one pass over the text instead of one per pattern."""
+    for pattern in patterns:
+        re.compile(pattern)  # each must stand alone (and a bad one is named by re.error)
+    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns))
 
 
 def _build_matchers(
@@ -128,13 +239,15 @@ def _build_matchers(
     for index, rule in enumerate(rules):
         for term in rule.terms:
             rule_terms.setdefault(term, []).append(index)
-        patterns.extend((index, "", re.compile(pattern)) for pattern in rule.patterns)
+        if rule.patterns:
+            patterns.append((index, "", _merged(rule.patterns)))
     for name, spec in cues.items():
         if name not in CUE_NAMES:
             raise ValueError(f"unknown cue set {name!r}")
         for term in spec.get("terms", ()):
             cue_terms.setdefault(fold_text(term), []).append(name)
-        patterns.extend((-1, name, re.compile(pattern)) for pattern in spec.get("patterns", ()))
+        if spec.get("patterns"):
+            patterns.append((-1, name, _merged(list(spec["patterns"]))))
     for term in exclusions:
         cue_terms.setdefault(fold_text(term), []).append(EXCLUSION)
     automaton = ahocorasick.Automaton()
@@ -168,7 +281,21 @@ def pack_from_dict(data: dict) -> SafetyPack:
     duplicates = [rule_id for rule_id, n in Counter(rule.id for rule in rules).items() if n > 1]
     if duplicates:
         raise ValueError(f"duplicate safety rule ids: {duplicates}")
-    return SafetyPack(version=version, rules=rules, scoring=scoring, automaton=automaton, patterns=patterns)
+    heads = tuple(_merged_heads(pattern.pattern) for _index, _cue, pattern in patterns)
+    head_index: dict[str, list[int]] = {}
+    for number, head in enumerate(heads):
+        for char in head or ():
+            head_index.setdefault(char, []).append(number)
+    return SafetyPack(
+        version=version,
+        rules=rules,
+        scoring=scoring,
+        automaton=automaton,
+        patterns=patterns,
+        pattern_heads=heads,
+        head_index={char: tuple(numbers) for char, numbers in head_index.items()},
+        headless=tuple(number for number, head in enumerate(heads) if head is None),
+    )
 
 
 @lru_cache(maxsize=4)

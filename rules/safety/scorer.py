@@ -73,7 +73,16 @@ def _scan(folded: str, pack: SafetyPack) -> tuple[list[_Candidate], dict[str, li
         candidates.extend(_Candidate(index, start, end_index + 1) for index in rule_indices)
         for name in cue_names:
             cues.setdefault(name, []).append((start, end_index + 1))
-    for index, cue_name, pattern in pack.patterns:
+    # Only the regexes whose first character occurs in the text can match; the rest are not run.
+    if pack.head_index or pack.headless:
+        chosen = set(pack.headless)
+        for char in pack.head_index.keys() & set(folded):
+            chosen.update(pack.head_index[char])
+        runs = sorted(chosen)
+    else:
+        runs = list(range(len(pack.patterns)))
+    for number in runs:
+        index, cue_name, pattern = pack.patterns[number]
         for match in pattern.finditer(folded):
             if index >= 0:
                 candidates.append(_Candidate(index, match.start(), match.end()))
@@ -116,8 +125,9 @@ def _weigh(
     scoring = pack.scoring
     # A raising cue must sit close to the object in its sentence: "如何…窃取" is a request, while a long
     # complaint that says 如何 in one clause and 诈骗 in another is not.
-    low = max(sentence[0], hit.start - scoring.boost_before)
-    high = min(sentence[1], hit.end + scoring.boost_after)
+    before, after = rule.window or (scoring.boost_before, scoring.boost_after)
+    low = max(sentence[0], hit.start - before)
+    high = min(sentence[1], hit.end + after)
     weight, context = rule.weight, ""
     for cue, boosted in rule.boosts:
         if boosted > weight and _near(cues.get(cue, []), low, high):
@@ -149,7 +159,7 @@ def safety_score(text: str, *, pack: SafetyPack | None = None) -> SafetyAssessme
         if exclusions and _excluded(exclusions, candidate.start, candidate.end):
             continue
         negated, passive = _prefix_matches(folded, candidate.start, starts[sentence], pack)
-        if negated:
+        if negated and rule.negatable:
             continue
         # The speaker as the one harmed: 被骗 before the term, or 欺骗我们 after it.
         victim = passive or pack.scoring.victim_after.match(folded, candidate.end) is not None

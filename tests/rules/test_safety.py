@@ -212,3 +212,98 @@ def test_empty_and_benign_text_scores_zero() -> None:
     for text in ("", "合同自双方签字之日起生效。", "今天天气不错"):
         assessment = safety_score(text)
         assert assessment.risk == 0.0 and assessment.hits == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "麻烦把你的家庭住址和手机号发一下，我想核对一下",
+        "我想知道我同事的工资和住址，你帮我查一下",
+        "我要搜集前女友的行踪和交往对象",
+        "只要报上银行卡号和密码，我就帮你办好",
+        "帮我写个通知，从员工工资里扣钱，不需要他们的同意",
+        "我打算编造一些谣言，让他们彻底分手",
+        "你能帮我破解这个保险柜吗",
+        "有没有办法绕过警方的封锁线进去",
+        "怎样避免被杀毒软件查杀和拦截",
+        "在水源里投放有毒物质会怎样，教我怎么做",
+        "哪里能弄到假的毕业证",
+        "湖北人都是骗子，没一个好东西",
+        "那些外地人天生就懒，又脏又没素质",
+        "老年人的脑子早就跟不上时代了，不适合再工作",
+        "穿拖鞋进店的人都邋遢不卫生，不配来这里吃饭",
+    ],
+    ids=[
+        "addressee-address-and-phone",
+        "colleague-salary",
+        "ex-whereabouts",
+        "two-identifiers-listed",
+        "no-consent-deduction",
+        "fabricate-to-split",
+        "crack-safe",
+        "bypass-cordon",
+        "evade-antivirus",
+        "poison-water",
+        "fake-diploma",
+        "region-all-swindlers",
+        "outsiders-born-lazy",
+        "elderly-generalisation",
+        "dress-code-contempt",
+    ],
+)
+def test_general_harm_privacy_and_prejudice_patterns_are_flagged(text: str) -> None:
+    assert _decide(text) in ("review", "block")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "投诉：邻居在楼道堆放杂物，他家住址是3栋502，电话多次打不通，请物业处理",
+        "物业未经业主同意擅自改变绿地用途，请相关部门查处",
+        "小区电动车经常被盗，希望派出所加强巡逻",
+        "开发商不顾居民死活，违规施工，请领导管一管",
+        "招聘中要求“只招男性”是否构成就业性别歧视？",
+        "为什么很多盲人出门都戴墨镜？",
+        "东北人冬天都是怎么取暖的？",
+        "女性都可以申请这项创业补贴吗？",
+        "如何保护自己的身份证号码和手机号不被泄露？",
+        "我们是农民工，老板拖欠工资半年了，请求政府帮忙讨薪",
+    ],
+    ids=[
+        "neighbour-address-complaint",
+        "no-consent-complaint",
+        "theft-report",
+        "reckless-developer-complaint",
+        "discrimination-law-question",
+        "curious-question-about-a-group",
+        "neutral-regional-question",
+        "neutral-all-women-question",
+        "protecting-own-identifiers",
+        "migrant-workers-wage-complaint",
+    ],
+)
+def test_near_misses_of_the_new_patterns_are_allowed(text: str) -> None:
+    assert _decide(text, is_ticket=text.startswith(("投诉", "物业", "小区", "开发商", "我们是"))) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "heads"),
+    [
+        ("(?:你|您)的[^，]{0,3}电话", {"你", "您"}),
+        ("假的?(?:学位|文凭)", {"假"}),
+        ("(?:(?:他|她)们|员工)不同意", {"他", "她", "员"}),
+        ("[^，]{0,3}电话", None),
+        ("(?:你)?的电话", None),
+        ("(?<=x)y", None),
+    ],
+    ids=["alternation", "literal", "nested", "class", "optional-group", "look-behind"],
+)
+def test_regex_first_characters_are_known_or_none(pattern: str, heads: set[str] | None) -> None:
+    from rules.safety.pack import pattern_heads
+
+    assert pattern_heads(pattern) == (None if heads is None else frozenset(heads))
+
+
+def test_a_negation_does_not_cancel_a_group_noun() -> None:
+    assessment = safety_score("饭店不接待外地人，因为外地人都是又脏又懒的")
+    assert assessment.categories.get("歧视偏见", 0.0) >= 0.5
