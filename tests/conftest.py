@@ -121,3 +121,27 @@ def redis_flushed(real_services: dict[str, str]) -> Iterator[str]:
     client.flushdb()
     yield real_services["redis_url"]
     client.flushdb()
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> Iterator[Any]:
+    """One real llama.cpp server (Gemma 3 270M) for the whole run; skipped where it is not installed (not in CI)."""
+    from tests.llm_server import local_llm_server
+
+    with local_llm_server() as server:
+        yield server
+
+
+@pytest.fixture
+def llm_on(settings: Any, llm_server: Any) -> Any:
+    """Switch DocGate's LLM stage on against the real local server, with small outputs to keep tests fast."""
+    settings.LLM_ENABLED = True
+    settings.LLM_BASE_URL = llm_server.base_url
+    settings.LLM_ENGINE = "llamacpp"
+    settings.LLM_MODEL = "gemma-3-270m"
+    settings.LLM_MAX_OUTPUT_TOKENS = 96
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_TIMEOUT_S = 180.0  # shared 2-core machines: a slow answer is not an outage
+    settings.LLM_BREAKER_FAILURES = 2
+    settings.LLM_BREAKER_COOLDOWN_S = 1.0
+    return llm_server

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,7 +11,6 @@ from contracts.intake import Submission, document_submit
 from contracts.models import Job, JobState, Result
 from contracts.pipeline import job_run
 from inference.local_server import LocalLLMServer
-from tests.llm_server import local_llm_server
 
 pytestmark = [pytest.mark.llm, pytest.mark.django_db]
 
@@ -22,25 +20,6 @@ CONTRACT = (
     "第二条 违约责任\n任何一方违约的，应向对方支付合同总价款百分之十的违约金。\n"
     "第三条 争议解决\n因本合同发生的争议，提交上海仲裁委员会仲裁。\n"
 )
-
-
-@pytest.fixture(scope="module")
-def llm_server() -> Iterator[LocalLLMServer]:
-    with local_llm_server() as server:
-        yield server
-
-
-@pytest.fixture
-def llm_on(settings: Any, llm_server: LocalLLMServer) -> LocalLLMServer:
-    settings.LLM_ENABLED = True
-    settings.LLM_BASE_URL = llm_server.base_url
-    settings.LLM_ENGINE = "llamacpp"
-    settings.LLM_MODEL = "gemma-3-270m"
-    settings.LLM_MAX_OUTPUT_TOKENS = 96
-    settings.LLM_MAX_RETRIES = 0
-    settings.LLM_BREAKER_FAILURES = 2
-    settings.LLM_BREAKER_COOLDOWN_S = 1.0
-    return llm_server
 
 
 def run(actors: Any, kind: str, text: str) -> tuple[Job, Result]:

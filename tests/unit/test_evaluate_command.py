@@ -55,3 +55,15 @@ def test_missing_file_and_wrong_format_are_clear_errors(tmp_path: Path) -> None:
     wrong.write_text('{"id": 1, "text": "x"}\n', encoding="utf-8")
     with pytest.raises(CommandError, match="format"):
         evaluate("dialect", data=str(wrong))
+
+
+@pytest.mark.llm
+def test_llm_on_scores_the_configured_server_next_to_the_rules(llm_on: Any) -> None:
+    report = evaluate("tickets", data=str(shared_file("tickets/public.jsonl")), limit=2, llm="on")
+    assert {"n", "macro_f1"} <= set(report)  # the rules' figures stay on top
+    llm = report["llm_report"]
+    assert llm["engine"] == "llamacpp" and llm["rows"] == 2
+    assert llm["calls"] >= 1 and llm["unavailable_rows"] == 0, llm["errors"]
+    assert {"accuracy", "macro_f1", "per_label"} <= set(llm)
+    safety = evaluate("safety", data=str(shared_file("safety/public.jsonl")), limit=3, llm="on")
+    assert safety["llm_report"]["combined_per_source"]

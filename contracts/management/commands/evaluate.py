@@ -20,8 +20,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("task", choices=TASKS)
         parser.add_argument("--data", required=True, help="labelled JSONL file")
-        parser.add_argument("--llm", choices=("on", "off"), default="off",
-                            help="off (default): the deterministic layer alone")
+        parser.add_argument(
+            "--llm",
+            choices=("on", "off"),
+            default="off",
+            help="off (default): the deterministic layer alone; on: also score the configured LLM"
+            " (its figures under llm_report)",
+        )
         parser.add_argument("--json", action="store_true", help="print JSON (the only output format)")
         parser.add_argument("--train", help="tickets: labelled JSONL to fit the classifier on first")
         parser.add_argument("--cv", type=int, help="tickets: k-fold cross-validation of the classifier on --data")
@@ -32,8 +37,6 @@ class Command(BaseCommand):
         path = Path(options["data"])
         if not path.is_file():
             raise CommandError(f"--data {path}: no such file")
-        if options["llm"] == "on":
-            raise CommandError("--llm on needs the LLM stage, which is not available in this build yet")
         if (options.get("train") or options.get("cv")) and task != "tickets":
             raise CommandError("--train and --cv apply to the tickets task only")
         try:
@@ -47,6 +50,13 @@ class Command(BaseCommand):
         started = time.perf_counter()
         self.stderr.write(f"evaluating {task} on {len(rows)} rows from {path} …")
         report = self._evaluate(task, rows, options)
+        if options["llm"] == "on":
+            from contracts.llm import llm_client
+            from contracts.llm_evaluation import llm_evaluate
+
+            client = llm_client()
+            self.stderr.write(f"asking {client.config.model} on {client.config.base_url} ({client.config.engine}) …")
+            report["llm_report"] = llm_evaluate(task, rows, client)
         report.setdefault("task", task)
         report["llm"] = options["llm"]
         report["seconds"] = round(time.perf_counter() - started, 2)
