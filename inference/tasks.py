@@ -45,8 +45,8 @@ def clauses_extract(
     max_tokens = max_output_tokens or client.config.max_output_tokens
     label_list = "\n".join(f"- {label}" for label in labels)
     schema = clause_extraction_model(tuple(labels))
-    chunks = _chunks(client, text, document_budget(client, "clause_extraction", max_tokens, labels=label_list))
     run = TaskRun(client, "clauses_extract", prompt_template("clause_extraction")[1])
+    chunks = _chunks(client, text, document_budget(client, "clause_extraction", max_tokens, labels=label_list))
     for chunk in chunks:
         prompt = prompt_render("clause_extraction", chunk.text, labels=label_list)
         try:
@@ -80,9 +80,9 @@ def ticket_classify(
     max_tokens = max_output_tokens or client.config.max_output_tokens
     outline = _taxonomy_outline(taxonomy)
     schema = ticket_classification_model(tuple(taxonomy.level1_names))
+    run = TaskRun(client, "ticket_classify", prompt_template("ticket_classification")[1])
     chunks = _chunks(client, text, document_budget(client, "ticket_classification", max_tokens, categories=outline))
     prompt = prompt_render("ticket_classification", chunks[0].text if chunks else "", categories=outline)
-    run = TaskRun(client, "ticket_classify", prompt.prompt_version)
     if not chunks:
         return run.result(chunks=0)
     try:
@@ -113,9 +113,9 @@ def cantonese_rewrite(client: LLMClient, text: str, *, max_output_tokens: int | 
     """Rewrite Cantonese into Standard Written Chinese chunk by chunk; a chunk whose reply is invalid is kept as
     it was (and counted), so `output_text` always covers the whole input."""
     max_tokens = max_output_tokens or client.config.max_output_tokens
+    run = TaskRun(client, "cantonese_rewrite", prompt_template("cantonese_rewrite")[1])
     budget = min(document_budget(client, "cantonese_rewrite", max_tokens), int(max_tokens * REWRITE_INPUT_SHARE))
     chunks = _chunks(client, text, budget)
-    run = TaskRun(client, "cantonese_rewrite", prompt_template("cantonese_rewrite")[1])
     pieces: list[str] = []
     cursor = 0
     for chunk in chunks:
@@ -153,11 +153,11 @@ def response_draft(
     task = f"response_draft_{kind}"
     max_tokens = max_output_tokens or client.config.max_output_tokens
     # The summary is part of the prompt around the document, so it counts against the window too.
+    run = TaskRun(client, "response_draft", prompt_template(task)[1])
     budget = document_budget(client, task, max_tokens, findings_summary=findings_summary)
     chunks = _chunks(client, text, budget)
     first = chunks[0] if chunks else Chunk("", 0, 0)
     prompt = prompt_render(task, first.text, findings_summary=findings_summary)
-    run = TaskRun(client, "response_draft", prompt.prompt_version)
     try:
         reply = client.chat_structured(prompt.messages, ResponseDraft, max_tokens=max_tokens)
     except LLMInvalidOutput as error:
