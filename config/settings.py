@@ -105,6 +105,13 @@ DOCGATE_JOB_MAX_ATTEMPTS = envint("DOCGATE_JOB_MAX_ATTEMPTS", 5)
 DOCGATE_SWEEP_INTERVAL_S = envint("DOCGATE_SWEEP_INTERVAL_S", 60)
 DOCGATE_RETRY_BACKOFF_S = envint("DOCGATE_RETRY_BACKOFF_S", 5)
 
+# --- Review and webhooks ------------------------------------------------------------------------------------
+DOCGATE_REVIEW_CLAIM_S = envint("DOCGATE_REVIEW_CLAIM_S", 900)
+# Only for tests and closed networks: lets webhooks go to http:// and loopback/private addresses.
+DOCGATE_WEBHOOK_ALLOW_PRIVATE = envbool("DOCGATE_WEBHOOK_ALLOW_PRIVATE", False)
+DOCGATE_WEBHOOK_MAX_ATTEMPTS = envint("DOCGATE_WEBHOOK_MAX_ATTEMPTS", 8)
+DOCGATE_WEBHOOK_BACKOFF_S = envint("DOCGATE_WEBHOOK_BACKOFF_S", 30)
+
 # --- LLM and gate (used by the inference layer) --------------------------------------------------------------
 LLM_BASE_URL = envstr("LLM_BASE_URL", "http://127.0.0.1:8088/v1")
 LLM_MODEL = envstr("LLM_MODEL", "gemma-3-270m")
@@ -154,6 +161,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
+    "resend-lost-webhooks": {"task": "contracts.tasks.webhook_deliveries_sweep_task", "schedule": 300.0},
     "sweep-stuck-jobs": {"task": "contracts.tasks.jobs_sweep_task", "schedule": float(DOCGATE_SWEEP_INTERVAL_S)},
 }
 
@@ -178,6 +186,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "JobStateEnum": "contracts.models.JobState",
+        "ReviewStateEnum": "contracts.models.ReviewState",
+        "DeliveryStateEnum": "contracts.models.DeliveryState",
+    },
 }
 
 LOGGING = {

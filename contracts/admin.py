@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from contracts.models import ApiKey, AuditEvent, Document, Job, Membership, Organisation, Result
+from contracts.models import (
+    ApiKey,
+    AuditEvent,
+    Document,
+    FindingDecision,
+    Job,
+    Membership,
+    Organisation,
+    Result,
+    ReviewTask,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 
 @admin.register(Organisation)
@@ -45,3 +57,24 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: object, obj: object = None) -> bool:
         return False
+
+
+@admin.register(ReviewTask)
+class ReviewTaskAdmin(admin.ModelAdmin):
+    list_display = ["id", "organisation", "state", "priority", "claimed_by", "created_at"]
+    list_filter = ["state"]
+
+
+admin.site.register(FindingDecision)
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(admin.ModelAdmin):
+    list_display = ["organisation", "url", "active", "updated_at"]
+    exclude = ["secret"]
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    list_display = ["id", "organisation", "event", "state", "attempts", "last_status_code", "created_at"]
+    list_filter = ["state"]

@@ -252,3 +252,111 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"idempotency {self.key}"
+
+
+class ReviewState(models.TextChoices):
+    OPEN = "open", "Open"
+    CLAIMED = "claimed", "Claimed"
+    FINALIZED = "finalized", "Finalized"
+
+
+class ReviewTask(models.Model):
+    """A job that ended needs_review, waiting in its organisation's queue until a reviewer finalizes it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organisation = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="review_tasks")
+    job = models.OneToOneField(Job, on_delete=models.CASCADE, related_name="review_task")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="review_tasks")
+    reasons = models.JSONField(default=list, blank=True)
+    priority = models.IntegerField(default=0)
+    state = models.CharField(max_length=16, choices=ReviewState.choices, default=ReviewState.OPEN)
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    claim_expires_at = models.DateTimeField(null=True, blank=True)
+    response_text = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    finalized_at = models.DateTimeField(null=True, blank=True)
+    finalized_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    final_result = models.ForeignKey(Result, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        indexes = [models.Index(fields=["organisation", "state", "-priority", "created_at"])]
+        ordering = ["-priority", "created_at"]
+
+    def __str__(self) -> str:
+        return f"review {self.id} ({self.state})"
+
+
+class ReviewDecision(models.TextChoices):
+    APPROVE = "approve", "Approve"
+    CORRECT = "correct", "Correct"
+    REJECT = "reject", "Reject"
+
+
+class FindingDecision(models.Model):
+    """A reviewer's verdict on one finding of the result under review; a later decision replaces it."""
+
+    task = models.ForeignKey(ReviewTask, on_delete=models.CASCADE, related_name="decisions")
+    finding_id = models.CharField(max_length=64)
+    decision = models.CharField(max_length=16, choices=ReviewDecision.choices)
+    corrected = models.JSONField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    decided_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["task", "finding_id"], name="one_decision_per_finding")]
+        ordering = ["decided_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.decision} {self.finding_id}"
+
+
+class WebhookEndpoint(models.Model):
+    """Where an organisation receives signed events; the secret is shown once, when it is generated."""
+
+    organisation = models.OneToOneField(Organisation, on_delete=models.CASCADE, related_name="webhook")
+    url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=200)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"webhook of {self.organisation_id} -> {self.url}"
+
+
+class DeliveryState(models.TextChoices):
+    PENDING = "pending", "Pending"
+    DELIVERED = "delivered", "Delivered"
+    FAILED = "failed", "Failed"
+
+
+class WebhookDelivery(models.Model):
+    """One event for one endpoint, with its delivery log; `event_key` makes each event unique per endpoint."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    organisation = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="webhook_deliveries")
+    event = models.CharField(max_length=64)
+    event_key = models.CharField(max_length=200)
+    payload = models.JSONField()
+    state = models.CharField(max_length=16, choices=DeliveryState.choices, default=DeliveryState.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    locked_until = models.DateTimeField(null=True, blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["endpoint", "event_key"], name="one_delivery_per_event")]
+        indexes = [models.Index(fields=["state", "next_attempt_at"])]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.id} ({self.state})"

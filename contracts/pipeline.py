@@ -18,7 +18,9 @@ from django.utils import timezone
 from contracts.audit import audit_record
 from contracts.llm_stage import LLMStage
 from contracts.models import Document, Job, JobState, Result
+from contracts.review import review_task_open
 from contracts.stages import ExtractionStage, NormalizeStage, RulesStage
+from contracts.webhooks import webhook_event_final
 
 logger = logging.getLogger(__name__)
 
@@ -206,6 +208,10 @@ def job_finish(ctx: JobContext, timings: dict[str, Any]) -> str:
             },
             provenance={"stages": list(timings), **ctx.provenance},
         )
+        if state == JobState.NEEDS_REVIEW:
+            review_task_open(job=ctx.job, reasons=ctx.review_reasons, result=result)
+        else:
+            webhook_event_final(result=result)
         audit_record(
             organisation=ctx.job.organisation,
             action=f"job.{state}",

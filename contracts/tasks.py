@@ -48,3 +48,27 @@ def jobs_sweep_task() -> dict[str, int]:
     if job_ids:
         logger.info("sweeper re-enqueued %d job(s): %s", len(job_ids), report)
     return {"requeued_running": report.requeued_running, "resent_queued": report.resent_queued, "failed": report.failed}
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def webhook_deliver_task(self: Any, delivery_id: str) -> str:
+    """Send one webhook delivery; retried with backoff until it is delivered or has used its attempts."""
+    from contracts.webhooks import WebhookRetry, webhook_deliver
+
+    try:
+        state = webhook_deliver(delivery_id=delivery_id)
+    except WebhookRetry as exc:
+        raise self.retry(exc=exc, countdown=exc.delay_s) from exc
+    logger.info("webhook delivery %s: %s", delivery_id, state)
+    return state
+
+
+@shared_task(acks_late=True)
+def webhook_deliveries_sweep_task() -> int:
+    """Periodic: resend pending deliveries whose retry message was lost (broker restart, killed worker)."""
+    from contracts.webhooks import webhook_deliveries_due
+
+    due = webhook_deliveries_due()
+    for delivery_id in due:
+        webhook_deliver_task.delay(delivery_id)
+    return len(due)

@@ -7,12 +7,15 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.permissions import AllowAny
 from rest_framework.routers import DefaultRouter
 
+from contracts.api.review_views import ReviewTaskViewSet
 from contracts.api.views import DocumentViewSet, JobViewSet
+from contracts.api.webhook_views import WebhookDeliveryListView, WebhookEndpointView
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("documents", DocumentViewSet, basename="document")
 router.register("jobs", JobViewSet, basename="job")
+router.register("reviews", ReviewTaskViewSet, basename="review")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]), name="api-schema"),
@@ -22,5 +25,7 @@ urlpatterns = [
     path(
         "redoc/", SpectacularRedocView.as_view(url_name="api-schema", permission_classes=[AllowAny]), name="api-redoc"
     ),
+    path("webhook/", WebhookEndpointView.as_view(), name="webhook"),
+    path("webhook/deliveries/", WebhookDeliveryListView.as_view(), name="webhook-deliveries"),
     *router.urls,
 ]

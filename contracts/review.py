@@ -1,0 +1,414 @@
+"""Review workflow: open a task for a needs_review job, claim it, decide each finding, finalize a new result."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from contracts.audit import audit_record
+from contracts.models import (
+    FindingDecision,
+    Job,
+    JobState,
+    Membership,
+    Organisation,
+    Result,
+    ReviewDecision,
+    ReviewState,
+    ReviewTask,
+    Role,
+)
+from contracts.webhooks import webhook_event_final
+
+# Higher first: what the safety gate held back, then disagreement, then uncertainty, then QA samples.
+REASON_PRIORITY = {
+    "gate_block": 100,
+    "gate_review": 90,
+    "conflict": 60,
+    "low_confidence": 50,
+    "llm_unavailable": 40,
+    "degraded": 40,
+    "qa_sample": 10,
+}
+UNKNOWN_REASON_PRIORITY = 30
+REVIEWER_ROLES = (Role.REVIEWER, Role.ADMIN)
+# Fields of a finding a correction may not touch: its identity and the review marks themselves.
+PROTECTED_FINDING_FIELDS = frozenset({"id", "review", "review_note", "original"})
+MAX_CORRECTION_CHARS = 10_000
+MAX_RESPONSE_CHARS = 20_000
+
+
+class ReviewError(Exception):
+    """A review action DocGate refuses; carries a stable code and an HTTP status."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def review_claim_seconds() -> int:
+    """How long a claim holds before another reviewer may take the task over."""
+    return int(getattr(settings, "DOCGATE_REVIEW_CLAIM_S", 900))
+
+
+def review_priority(reasons: list[str]) -> int:
+    """Return the queue priority of a task from its reasons (`gate_block:detail` counts as `gate_block`)."""
+    if not reasons:
+        return 0
+    return max(REASON_PRIORITY.get(str(reason).split(":", 1)[0], UNKNOWN_REASON_PRIORITY) for reason in reasons)
+
+
+def reviewer_role(*, user: Any, organisation: Organisation) -> str | None:
+    """Return the user's role in the organisation, or None when they are not a member."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    role = Membership.objects.filter(user=user, organisation=organisation).values_list("role", flat=True).first()
+    return str(role) if role is not None else None
+
+
+def _require_reviewer(user: Any, organisation: Organisation) -> None:
+    if reviewer_role(user=user, organisation=organisation) not in REVIEWER_ROLES:
+        raise ReviewError("not_reviewer", "Only reviewers of this organisation can review.", 403)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def _snapshot(task: ReviewTask) -> dict[str, Any]:
+    """The task's state as the audit log records it before and after an action."""
+    return {
+        "state": task.state,
+        "claimed_by": task.claimed_by.get_username() if task.claimed_by is not None else None,
+        "claim_expires_at": _iso(task.claim_expires_at),
+    }
+
+
+def _task_locked(task_id: Any, organisation: Organisation) -> ReviewTask:
+    """Lock the organisation's task row for this transaction; another organisation's id is not found."""
+    task = (
+        ReviewTask.objects.select_for_update(of=("self",))
+        .select_related("claimed_by")
+        .filter(pk=task_id, organisation=organisation)
+        .first()
+    )
+    if task is None:
+        raise ReviewError("not_found", "No such review task.", 404)
+    return task
+
+
+def _task_held(task_id: Any, user: Any, organisation: Organisation) -> ReviewTask:
+    """Lock a task the user holds a live claim on, renew the claim, and return it; raise otherwise."""
+    task = _task_locked(task_id, organisation)
+    now = timezone.now()
+    if task.state == ReviewState.FINALIZED:
+        raise ReviewError("already_finalized", "This task has already been finalized.", 409)
+    if task.state != ReviewState.CLAIMED or task.claimed_by_id != user.pk:
+        raise ReviewError("claim_required", "Claim the task before working on it.", 409)
+    if task.claim_expires_at is None or task.claim_expires_at <= now:
+        raise ReviewError("claim_expired", "Your claim has expired; claim the task again.", 409)
+    expires = now + timedelta(seconds=review_claim_seconds())
+    # Working on a task keeps the claim alive; the filter repeats the check the lock already made.
+    held = ReviewTask.objects.filter(pk=task.pk, state=ReviewState.CLAIMED, claimed_by=user, claim_expires_at__gt=now)
+    if held.update(claim_expires_at=expires) != 1:
+        raise ReviewError("claim_expired", "Your claim has expired; claim the task again.", 409)
+    task.claim_expires_at = expires
+    return task
+
+
+def _audit_transition(task: ReviewTask, action: str, user: Any, before: dict[str, Any]) -> None:
+    """Reload the task after a conditional UPDATE and record the action with its state before and after."""
+    task.refresh_from_db()
+    audit_record(
+        organisation=task.organisation, action=action, obj=task, user=user, before=before, after=_snapshot(task)
+    )
+
+
+def review_task_open(*, job: Job, reasons: list[str], result: Result | None = None) -> ReviewTask:
+    """Open the review task of a needs_review job (idempotent: a second call returns the same task)."""
+    latest = result if result is not None else job.document.latest_result()
+    suggested = (latest.data or {}).get("suggested_response") if latest is not None else None
+    with transaction.atomic():
+        task, created = ReviewTask.objects.get_or_create(
+            job=job,
+            defaults={
+                "organisation_id": job.organisation_id,
+                "document_id": job.document_id,
+                "reasons": list(reasons),
+                "priority": review_priority(list(reasons)),
+                "response_text": suggested if isinstance(suggested, str) else "",
+            },
+        )
+        if created:
+            audit_record(
+                organisation=job.organisation,
+                action="review.opened",
+                obj=task,
+                system="pipeline",
+                after={"job": str(job.pk), "reasons": task.reasons, "priority": task.priority},
+            )
+    return task
+
+
+def review_task_claim(*, task_id: Any, user: Any, organisation: Organisation) -> ReviewTask:
+    """Claim an open task, one whose claim expired, or renew one's own claim; raise claimed_by_other otherwise."""
+    _require_reviewer(user, organisation)
+    with transaction.atomic():
+        task = _task_locked(task_id, organisation)
+        before = _snapshot(task)
+        now = timezone.now()
+        claimable = (
+            Q(state=ReviewState.OPEN)
+            | Q(state=ReviewState.CLAIMED, claim_expires_at__lte=now)
+            | Q(state=ReviewState.CLAIMED, claimed_by=user)
+        )
+        expires = now + timedelta(seconds=review_claim_seconds())
+        updated = ReviewTask.objects.filter(claimable, pk=task.pk).update(
+            state=ReviewState.CLAIMED, claimed_by=user, claim_expires_at=expires
+        )
+        if updated != 1:
+            if task.state == ReviewState.FINALIZED:
+                raise ReviewError("already_finalized", "This task has already been finalized.", 409)
+            holder = task.claimed_by.get_username() if task.claimed_by is not None else "another reviewer"
+            raise ReviewError("claimed_by_other", f"{holder} holds this task until {_iso(task.claim_expires_at)}.", 409)
+        taken_over = before["state"] == ReviewState.CLAIMED and before["claimed_by"] != user.get_username()
+        _audit_transition(task, "review.claim_taken_over" if taken_over else "review.claimed", user, before)
+    return task
+
+
+def review_task_release(*, task_id: Any, user: Any, organisation: Organisation) -> ReviewTask:
+    """Give a claimed task back to the queue (its holder, or an admin of the organisation)."""
+    _require_reviewer(user, organisation)
+    with transaction.atomic():
+        task = _task_locked(task_id, organisation)
+        before = _snapshot(task)
+        releasable = ReviewTask.objects.filter(pk=task.pk, state=ReviewState.CLAIMED)
+        if reviewer_role(user=user, organisation=organisation) != Role.ADMIN:
+            releasable = releasable.filter(claimed_by=user)
+        if releasable.update(state=ReviewState.OPEN, claimed_by=None, claim_expires_at=None) != 1:
+            raise ReviewError(
+                "claim_required", "Only the reviewer holding this task (or an admin) can release it.", 409
+            )
+        _audit_transition(task, "review.released", user, before)
+    return task
+
+
+def review_task_reassign(*, task_id: Any, admin_user: Any, to_user: Any, organisation: Organisation) -> ReviewTask:
+    """Hand a task to another reviewer of the organisation with a fresh claim (admins only)."""
+    if reviewer_role(user=admin_user, organisation=organisation) != Role.ADMIN:
+        raise ReviewError("not_admin", "Only an admin of this organisation can reassign review tasks.", 403)
+    if reviewer_role(user=to_user, organisation=organisation) not in REVIEWER_ROLES:
+        raise ReviewError("invalid_assignee", "The new assignee must be a reviewer of this organisation.", 400)
+    with transaction.atomic():
+        task = _task_locked(task_id, organisation)
+        before = _snapshot(task)
+        expires = timezone.now() + timedelta(seconds=review_claim_seconds())
+        open_or_claimed = ReviewTask.objects.filter(pk=task.pk, state__in=[ReviewState.OPEN, ReviewState.CLAIMED])
+        if open_or_claimed.update(state=ReviewState.CLAIMED, claimed_by=to_user, claim_expires_at=expires) != 1:
+            raise ReviewError("already_finalized", "This task has already been finalized.", 409)
+        _audit_transition(task, "review.reassigned", admin_user, before)
+    return task
+
+
+def _findings_of(task: ReviewTask) -> list[dict[str, Any]]:
+    latest = task.document.latest_result()
+    findings = (latest.data or {}).get("findings", []) if latest is not None else []
+    return [finding for finding in findings if isinstance(finding, dict)]
+
+
+def _correction_check(corrected: Any, text_length: int) -> dict[str, Any]:
+    """Validate a partial finding for a correction; return it or raise invalid_correction."""
+    if not isinstance(corrected, dict) or not corrected:
+        raise ReviewError("invalid_correction", "`corrected` must be a non-empty object of finding fields.")
+    touched = sorted(PROTECTED_FINDING_FIELDS & corrected.keys())
+    if touched:
+        raise ReviewError("invalid_correction", f"These fields cannot be corrected: {', '.join(touched)}.")
+    if len(json.dumps(corrected, ensure_ascii=False)) > MAX_CORRECTION_CHARS:
+        raise ReviewError("invalid_correction", f"`corrected` is larger than {MAX_CORRECTION_CHARS} characters.")
+    span = corrected.get("span")
+    if span is not None and not (
+        isinstance(span, list)
+        and len(span) == 2
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in span)
+        and 0 <= span[0] <= span[1] <= text_length
+    ):
+        raise ReviewError("invalid_correction", f"`span` must be [start, end] within the text (0..{text_length}).")
+    return corrected
+
+
+def _decision_view(decision: FindingDecision | None) -> dict[str, Any] | None:
+    if decision is None:
+        return None
+    return {"decision": decision.decision, "corrected": decision.corrected, "note": decision.note}
+
+
+def review_finding_decide(
+    *,
+    task_id: Any,
+    user: Any,
+    organisation: Organisation,
+    finding_id: str,
+    decision: str,
+    corrected: dict[str, Any] | None = None,
+    note: str = "",
+) -> FindingDecision:
+    """Record approve / correct / reject for one finding of the task's latest result; a new call replaces it."""
+    _require_reviewer(user, organisation)
+    if decision not in ReviewDecision.values:
+        raise ReviewError("invalid_decision", f"decision must be one of {', '.join(ReviewDecision.values)}.")
+    if decision != ReviewDecision.CORRECT and corrected is not None:
+        raise ReviewError("invalid_correction", "`corrected` is only accepted with the decision `correct`.")
+    with transaction.atomic():
+        task = _task_held(task_id, user, organisation)
+        if not any(str(finding.get("id")) == finding_id for finding in _findings_of(task)):
+            raise ReviewError("unknown_finding", f"The result under review has no finding {finding_id!r}.")
+        if decision == ReviewDecision.CORRECT:
+            corrected = _correction_check(corrected, len(task.document.text))
+        previous = FindingDecision.objects.filter(task=task, finding_id=finding_id).first()
+        before = _decision_view(previous)
+        stored, _ = FindingDecision.objects.update_or_create(
+            task=task,
+            finding_id=finding_id,
+            defaults={
+                "decision": decision,
+                "corrected": corrected if decision == ReviewDecision.CORRECT else None,
+                "note": note,
+                "decided_by": user,
+                "decided_at": timezone.now(),
+            },
+        )
+        audit_record(
+            organisation=organisation,
+            action="review.finding_decided",
+            obj=task,
+            user=user,
+            before={"finding_id": finding_id, **(before or {"decision": None})},
+            after={"finding_id": finding_id, **(_decision_view(stored) or {})},
+        )
+    return stored
+
+
+def review_response_edit(*, task_id: Any, user: Any, organisation: Organisation, text: str) -> ReviewTask:
+    """Replace the outgoing response text of a task the user holds."""
+    _require_reviewer(user, organisation)
+    if len(text) > MAX_RESPONSE_CHARS:
+        raise ReviewError("response_too_long", f"The response exceeds {MAX_RESPONSE_CHARS} characters.")
+    with transaction.atomic():
+        task = _task_held(task_id, user, organisation)
+        before = {"response_text": task.response_text}
+        ReviewTask.objects.filter(pk=task.pk).update(response_text=text)
+        task.response_text = text
+        audit_record(
+            organisation=organisation,
+            action="review.response_edited",
+            obj=task,
+            user=user,
+            before=before,
+            after={"response_text": text},
+        )
+    return task
+
+
+def review_result_data(
+    *,
+    base: Mapping[str, Any],
+    decisions: Mapping[str, FindingDecision],
+    response_text: str,
+    reviewer: str,
+    reviewed_at: datetime,
+) -> dict[str, Any]:
+    """Build the reviewed result from the one under review: mark, correct or remove each finding."""
+    findings: list[dict[str, Any]] = []
+    rejected: list[dict[str, Any]] = []
+    for finding in base.get("findings", []):
+        decision = decisions.get(str(finding.get("id")))
+        note = {"review_note": decision.note} if decision is not None and decision.note else {}
+        if decision is None:
+            findings.append({**finding, "review": "unreviewed"})
+        elif decision.decision == ReviewDecision.APPROVE:
+            findings.append({**finding, "review": "approved", **note})
+        elif decision.decision == ReviewDecision.CORRECT:
+            changes = dict(decision.corrected or {})
+            original = {key: finding.get(key) for key in changes}
+            findings.append({**finding, **changes, "review": "corrected", "original": original, **note})
+        else:
+            rejected.append({**finding, "review": "rejected", **note})
+    return {
+        **base,
+        "findings": findings,
+        "rejected_findings": rejected,
+        "suggested_response": response_text or None,
+        "reviewed_by": reviewer,
+        "reviewed_at": reviewed_at.isoformat(),
+    }
+
+
+def review_task_finalize(*, task_id: Any, user: Any, organisation: Organisation) -> Result:
+    """Write the reviewed result as a new version, mark the job done and the task finalized; one winner only."""
+    _require_reviewer(user, organisation)
+    with transaction.atomic():
+        task = _task_held(task_id, user, organisation)
+        before = _snapshot(task)
+        latest = Result.objects.filter(document_id=task.document_id).order_by("-version").first()
+        if latest is None:
+            raise ReviewError("no_result", "The document has no result to review.", 409)
+        now = timezone.now()
+        decisions = {decision.finding_id: decision for decision in task.decisions.all()}
+        result = Result.objects.create(
+            organisation=organisation,
+            document_id=task.document_id,
+            job_id=task.job_id,
+            version=latest.version + 1,
+            data=review_result_data(
+                base=latest.data or {},
+                decisions=decisions,
+                response_text=task.response_text,
+                reviewer=user.get_username(),
+                reviewed_at=now,
+            ),
+            provenance={**(latest.provenance or {}), "review_task": str(task.pk), "reviewed_version": latest.version},
+            created_by=user,
+        )
+        # Conditional: two finalize calls can both pass the checks above only without the row lock (SQLite);
+        # the one whose UPDATE matches nothing rolls back its result.
+        won = ReviewTask.objects.filter(pk=task.pk, state=ReviewState.CLAIMED, claimed_by=user).update(
+            state=ReviewState.FINALIZED,
+            finalized_at=now,
+            finalized_by=user,
+            final_result=result,
+            claim_expires_at=None,
+        )
+        if won != 1:
+            raise ReviewError("already_finalized", "Another finalize of this task got there first.", 409)
+        job_done = Job.objects.filter(pk=task.job_id, state=JobState.NEEDS_REVIEW).update(
+            state=JobState.DONE, finished_at=now
+        )
+        task.refresh_from_db()
+        audit_record(
+            organisation=organisation,
+            action="review.finalized",
+            obj=task,
+            user=user,
+            before={**before, "result_version": latest.version},
+            after={**_snapshot(task), "result_version": result.version, "decisions": len(decisions)},
+        )
+        if job_done:
+            audit_record(
+                organisation=organisation,
+                action="job.done",
+                obj=task.job,
+                user=user,
+                before={"state": JobState.NEEDS_REVIEW},
+                after={"state": JobState.DONE, "result_version": result.version},
+            )
+        webhook_event_final(result=result)
+    return result

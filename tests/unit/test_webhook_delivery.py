@@ -1,0 +1,268 @@
+"""Webhook delivery to a real local receiver: signed POSTs, retries with a delivery log, one delivery per result."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.utils import timezone
+
+from contracts.models import DeliveryState, Result, WebhookDelivery, WebhookEndpoint
+from contracts.review import review_finding_decide, review_task_claim, review_task_finalize
+from contracts.tasks import webhook_deliver_task
+from contracts.webhooks import (
+    WebhookRetry,
+    webhook_deliver,
+    webhook_endpoint_configure,
+    webhook_event_final,
+)
+from tests.api.test_review_workflow import needs_review_task
+from tests.unit.test_webhook_signing import flip_last_hex_digit, readme_verify
+
+pytestmark = pytest.mark.django_db
+
+
+@dataclass
+class Receiver:
+    """A local HTTP server that records each request and answers with the next status in `statuses`."""
+
+    url: str
+    statuses: list[int]
+    requests: list[tuple[dict[str, str], bytes]] = field(default_factory=list)
+
+
+@contextmanager
+def local_receiver() -> Iterator[Receiver]:
+    """Serve a recording receiver on 127.0.0.1 (a free port) in a thread for the duration of the block."""
+    state = Receiver(url="", statuses=[])
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            state.requests.append((dict(self.headers.items()), body))
+            code = state.statuses.pop(0) if state.statuses else 200
+            self.send_response(code)
+            if code in (301, 302, 307):
+                self.send_header("Location", "http://127.0.0.1:9/elsewhere")
+            self.end_headers()
+            self.wfile.write(b"ok" if code < 300 else b"receiver says no")
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/docgate-hook"
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with local_receiver() as state:
+        yield state
+
+
+@pytest.fixture
+def acme_endpoint(actors: Any, receiver: Receiver, settings: Any) -> tuple[WebhookEndpoint, str]:
+    settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE = True  # the receiver is on loopback
+    endpoint, secret = webhook_endpoint_configure(organisation=actors.acme, user=None, url=receiver.url)
+    assert secret is not None
+    return endpoint, secret
+
+
+def reviewed_result(actors: Any) -> Result:
+    """Rita corrects F2 and finalizes; returns result v2."""
+    task = needs_review_task(actors)
+    review_task_claim(task_id=task.pk, user=actors.rita, organisation=actors.acme)
+    review_finding_decide(
+        task_id=task.pk,
+        user=actors.rita,
+        organisation=actors.acme,
+        finding_id="F2",
+        decision="correct",
+        corrected={"department": "城管局"},
+    )
+    return review_task_finalize(task_id=task.pk, user=actors.rita, organisation=actors.acme)
+
+
+def test_signed_webhook_of_a_reviewed_result_reaches_the_receiver_and_verifies(
+    actors: Any, receiver: Receiver, acme_endpoint: tuple[WebhookEndpoint, str]
+) -> None:
+    _, secret = acme_endpoint
+    result = reviewed_result(actors)
+    delivery = WebhookDelivery.objects.get()
+
+    assert webhook_deliver(delivery_id=delivery.pk) == DeliveryState.DELIVERED
+    [(headers, body)] = receiver.requests
+    assert readme_verify(secret, headers, body)
+    assert headers["Content-Type"] == "application/json"
+    assert headers["User-Agent"] == "DocGate-Webhook/1"
+    assert headers["X-DocGate-Event"] == "result.final"
+    assert headers["X-DocGate-Delivery"] == str(delivery.pk)
+    event = json.loads(body)
+    assert event["id"] == str(delivery.pk) and event["type"] == "result.final"
+    assert event["organisation"] == "acme"
+    assert event["job"]["state"] == "done"
+    assert event["result"]["version"] == 2 == result.version
+    corrected = next(f for f in event["result"]["data"]["findings"] if f["id"] == "F2")
+    assert corrected["department"] == "城管局" and corrected["review"] == "corrected"
+    delivery.refresh_from_db()
+    assert delivery.state == DeliveryState.DELIVERED and delivery.attempts == 1 and delivery.last_status_code == 200
+
+    tampered = {**headers, "X-DocGate-Signature": flip_last_hex_digit(headers["X-DocGate-Signature"])}
+    assert not readme_verify(secret, tampered, body)
+    assert not readme_verify("whsec_not-the-organisations-secret", headers, body)
+
+
+def test_a_delivered_event_is_not_sent_again(
+    actors: Any, receiver: Receiver, acme_endpoint: tuple[WebhookEndpoint, str]
+) -> None:
+    reviewed_result(actors)
+    delivery = WebhookDelivery.objects.get()
+    assert webhook_deliver(delivery_id=delivery.pk) == DeliveryState.DELIVERED
+    assert webhook_deliver_task.apply(args=[str(delivery.pk)]).get() == DeliveryState.DELIVERED
+    assert len(receiver.requests) == 1
+
+
+def test_receiver_errors_are_retried_with_backoff_and_logged(
+    actors: Any, receiver: Receiver, acme_endpoint: tuple[WebhookEndpoint, str]
+) -> None:
+    reviewed_result(actors)
+    delivery = WebhookDelivery.objects.get()
+    receiver.statuses = [500, 503]
+
+    with pytest.raises(WebhookRetry) as retry:
+        webhook_deliver(delivery_id=delivery.pk)
+    assert retry.value.delay_s > 0
+    delivery.refresh_from_db()
+    assert delivery.state == DeliveryState.PENDING and delivery.attempts == 1
+    assert delivery.last_status_code == 500 and "receiver says no" in delivery.last_error
+    assert delivery.next_attempt_at is not None
+
+    with mock.patch("contracts.webhooks.webhook_retry_delay_s", return_value=0):
+        assert webhook_deliver_task.apply(args=[str(delivery.pk)]).get() == DeliveryState.DELIVERED
+    delivery.refresh_from_db()
+    assert delivery.attempts == 3 and delivery.last_status_code == 200 and delivery.delivered_at is not None
+    assert len(receiver.requests) == 3
+    assert len({headers["X-DocGate-Delivery"] for headers, _ in receiver.requests}) == 1
+
+
+def test_delivery_gives_up_after_the_attempt_limit(
+    actors: Any, receiver: Receiver, acme_endpoint: tuple[WebhookEndpoint, str], settings: Any
+) -> None:
+    settings.DOCGATE_WEBHOOK_MAX_ATTEMPTS = 3
+    reviewed_result(actors)
+    delivery = WebhookDelivery.objects.get()
+    receiver.statuses = [500] * 10
+    with mock.patch("contracts.webhooks.webhook_retry_delay_s", return_value=0):
+        assert webhook_deliver_task.apply(args=[str(delivery.pk)]).get() == DeliveryState.FAILED
+    delivery.refresh_from_db()
+    assert delivery.state == DeliveryState.FAILED and delivery.attempts == 3
+    assert delivery.last_status_code == 500
+    assert len(receiver.requests) == 3
+    assert webhook_deliver(delivery_id=delivery.pk) == DeliveryState.FAILED  # a failed delivery stays failed
+    assert len(receiver.requests) == 3
+
+
+def test_a_delivery_another_worker_is_sending_is_left_alone(
+    actors: Any, receiver: Receiver, acme_endpoint: tuple[WebhookEndpoint, str]
+) -> None:
+    reviewed_result(actors)
+    delivery = WebhookDelivery.objects.get()
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(locked_until=timezone.now() + timedelta(seconds=30))
+    assert webhook_deliver(delivery_id=delivery.pk) == "busy"
+    assert receiver.requests == []
+
+
+def test_redirects_are_not_followed(
+    actors: Any, receiver: Receiver, acme_endpoint: tuple[WebhookEndpoint, str]
+) -> None:
+    reviewed_result(actors)
+    delivery = WebhookDelivery.objects.get()
+    receiver.statuses = [302]
+    with pytest.raises(WebhookRetry):
+        webhook_deliver(delivery_id=delivery.pk)
+    delivery.refresh_from_db()
+    assert delivery.last_status_code == 302 and len(receiver.requests) == 1
+
+
+def test_the_same_final_result_never_yields_two_deliveries(
+    actors: Any, acme_endpoint: tuple[WebhookEndpoint, str]
+) -> None:
+    result = reviewed_result(actors)
+    again = webhook_event_final(result=result)
+    once_more = webhook_event_final(result=result)
+    assert again is not None and once_more is not None
+    assert again.pk == once_more.pk == WebhookDelivery.objects.get().pk
+    assert WebhookDelivery.objects.get().event_key == f"result:{result.pk}"
+
+
+def test_no_endpoint_or_an_inactive_one_means_no_delivery(actors: Any) -> None:
+    result = reviewed_result(actors)
+    assert webhook_event_final(result=result) is None
+    WebhookEndpoint.objects.create(
+        organisation=actors.acme, url="https://93.184.216.34/", secret="s" * 32, active=False
+    )
+    assert webhook_event_final(result=result) is None
+    assert not WebhookDelivery.objects.exists()
+
+
+def test_a_target_that_now_resolves_to_an_internal_address_is_refused_at_delivery(
+    actors: Any, receiver: Receiver, settings: Any
+) -> None:
+    settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE = False
+    public = [(2, 1, 6, "", ("93.184.216.34", 443))]
+    with mock.patch("contracts.webhooks.socket.getaddrinfo", return_value=public):
+        webhook_endpoint_configure(organisation=actors.acme, user=None, url="https://hooks.example.com/docgate")
+    reviewed_result(actors)
+    delivery = WebhookDelivery.objects.get()
+    rebound = [(2, 1, 6, "", ("127.0.0.1", 443))]
+    with mock.patch("contracts.webhooks.socket.getaddrinfo", return_value=rebound):
+        assert webhook_deliver(delivery_id=delivery.pk) == DeliveryState.FAILED
+    delivery.refresh_from_db()
+    assert delivery.state == DeliveryState.FAILED
+    assert "loopback" in delivery.last_error
+    assert receiver.requests == []
+
+
+def test_sweeper_resends_pending_deliveries_whose_message_was_lost(
+    actors: Any, acme_endpoint: tuple[WebhookEndpoint, str]
+) -> None:
+    from contracts.tasks import webhook_deliveries_sweep_task
+
+    reviewed_result(actors)
+    lost = WebhookDelivery.objects.get()
+    long_ago = timezone.now() - timedelta(hours=1)
+    WebhookDelivery.objects.filter(pk=lost.pk).update(created_at=long_ago)
+    endpoint, _ = acme_endpoint
+    others: list[tuple[str, dict[str, Any]]] = [
+        ("delivered", {"state": DeliveryState.DELIVERED}),
+        ("retry-not-due", {"next_attempt_at": timezone.now() + timedelta(minutes=5)}),
+        ("being-sent", {"locked_until": timezone.now() + timedelta(seconds=20)}),
+    ]
+    for key, changes in others:
+        WebhookDelivery.objects.create(
+            endpoint=endpoint,
+            organisation=actors.acme,
+            event="result.final",
+            event_key=key,
+            payload={},
+            created_at=long_ago,
+            **changes,
+        )
+    with mock.patch("contracts.tasks.webhook_deliver_task.delay") as delay:
+        assert webhook_deliveries_sweep_task.apply().get() == 1
+    delay.assert_called_once_with(str(lost.pk))
