@@ -130,6 +130,14 @@ LLM_MAX_OUTPUT_TOKENS = envint("LLM_MAX_OUTPUT_TOKENS", 256)
 DOCGATE_LOCAL_LLM = envbool("DOCGATE_LOCAL_LLM", True)
 DOCGATE_LLM_MODEL_DIR = Path(envstr("DOCGATE_LLM_MODEL_DIR", str(DATA_DIR / "llm")))
 SAFETY_BLOCK_THRESHOLD = envfloat("SAFETY_BLOCK_THRESHOLD", 0.85)
+SAFETY_REVIEW_THRESHOLD = envfloat("SAFETY_REVIEW_THRESHOLD", 0.5)
+# The LLM policy check looks at no more than this many chunks of a long document.
+SAFETY_LLM_MAX_CHUNKS = envint("SAFETY_LLM_MAX_CHUNKS", 4)
+# Routing: a ticket category below this confidence, and this share of jobs at random, go to a reviewer.
+DOCGATE_MIN_CONFIDENCE = envfloat("DOCGATE_MIN_CONFIDENCE", 0.5)
+DOCGATE_QA_SAMPLE_RATE = envfloat("DOCGATE_QA_SAMPLE_RATE", 0.0)
+# Off: suggested responses come from DocGate's templates only, never from the model.
+LLM_DRAFTS = envbool("LLM_DRAFTS", True)
 
 # --- Celery --------------------------------------------------------------------------------------------------
 REDIS_URL = envstr("REDIS_URL")

@@ -16,6 +16,7 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from contracts.audit import audit_record
+from contracts.decision_stages import GateStage, MergeStage
 from contracts.llm_stage import LLMStage
 from contracts.models import Document, Job, JobState, Result
 from contracts.review import review_task_open
@@ -47,6 +48,7 @@ class JobContext:
     provenance: dict[str, Any] = field(default_factory=dict)
     degraded: bool = False
     normalized: Any = None  # rules.normalize.NormalizedText once the normalize stage has run
+    summary: dict[str, Any] = field(default_factory=dict)  # gate, conflicts, response, routing for the result
 
 
 class Stage(Protocol):
@@ -59,7 +61,7 @@ class Stage(Protocol):
 
 def pipeline_stages() -> list[Stage]:
     """Return the ordered stages every job runs."""
-    return [ExtractionStage(), NormalizeStage(), RulesStage(), LLMStage()]
+    return [ExtractionStage(), NormalizeStage(), RulesStage(), LLMStage(), GateStage(), MergeStage()]
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,7 @@ def job_finish(ctx: JobContext, timings: dict[str, Any]) -> str:
                 "degraded": ctx.degraded,
                 "stats": ctx.artifacts.get("stats", {}),
                 "normalization": ctx.artifacts.get("normalize", {}).get("report"),
+                **ctx.summary,
             },
             provenance={"stages": list(timings), **ctx.provenance},
         )

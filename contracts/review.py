@@ -347,6 +347,8 @@ def review_result_data(
         "findings": findings,
         "rejected_findings": rejected,
         "suggested_response": response_text or None,
+        # A reviewer has now approved what goes out (or withheld it by leaving the response empty).
+        "response": {**(base.get("response") or {}), "status": "reviewed" if response_text else "withheld"},
         "reviewed_by": reviewer,
         "reviewed_at": reviewed_at.isoformat(),
     }
