@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: run test lint bench install install-test clean
+.PHONY: run test test-vllm lint bench install install-test clean
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ run: install
 test: install-test
 	@eval "$$(bash tests/services.sh)" && \
 	  DOCGATE_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
+
+# vLLM conformance: real vLLM (community CPU build, test-only .venv-vllm) serving Gemma 3 270M; ~4.5 min fresh.
+test-vllm: install-test
+	PYTHON=$(PYTHON) bash tests/vllm/setup.sh
+	DOCGATE_VLLM=1 LLM_ENGINE=vllm $(PY) -m pytest tests/inference/test_vllm_conformance.py $(PYTEST_ARGS)
 
 lint: install-test
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,225 @@
+"""vLLM conformance (`make test-vllm`): DocGate's production request shapes against a real vLLM OpenAI server
+(community CPU build, Gemma 3 270M converted to bf16, Gemma 2's chat template) started by a fixture, not a mock.
+
+What must hold: every task gets schema-valid JSON through `response_format` json_schema, `choice` goes through
+`structured_outputs`, logprobs feed `yes_probability`, token counts come from vLLM's `/tokenize`, no request ever
+carries a system turn (the template makes vLLM answer 400 to one, which the negative test proves) or the silently
+ignored `guided_*` fields, a quote absent from the text is dropped, and a server that stops opens the breaker.
+The model is a base model that echoes, so nothing here asserts that its answers are right.
+Skipped unless DOCGATE_VLLM=1; then a missing `tests/vllm/setup.sh` build fails the run instead.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from inference.client import LLMClient
+from inference.config import LLMConfig
+from inference.errors import LLMUnavailable
+from inference.prompts import prompt_render
+from inference.results import LLMTaskResult, TaskRun
+from inference.schemas import clause_extraction_model
+from inference.tasks import cantonese_rewrite, clauses_extract, response_draft, ticket_classify
+from rules.clauses.pack import load_pack
+from rules.tickets.taxonomy import load_taxonomy
+from tests.inference.test_llm_server import CONTRACT, TICKET, assert_grounded, synthetic_contract
+from tests.vllm_server import VLLMServer, vllm_server
+
+pytestmark = pytest.mark.llm
+CONTEXT = 2048  # the server's --max-model-len: vLLM answers 400 to a prompt + max_tokens that does not fit
+# Room for a full clause list: at 128 tokens the echoing base model's JSON is cut off (finish_reason=length).
+MAX_OUT = 256
+CHAT_PATH = "/v1/chat/completions"
+TASK_FIELDS = {"response_format"}
+CHOICE_FIELDS = {"structured_outputs"}
+
+
+class WireLog(httpx.BaseTransport):
+    """A real HTTP transport that keeps the path and JSON body of every request the client sends."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append((request.url.path, json.loads(request.content) if request.content else {}))
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def chat_bodies(self) -> list[dict[str, Any]]:
+        return [body for path, body in self.requests if path == CHAT_PATH]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[VLLMServer]:
+    with vllm_server(max_model_len=CONTEXT) as running:
+        yield running
+
+
+@pytest.fixture
+def wire() -> Iterator[WireLog]:
+    """The requests of one test; afterwards, none may carry a system turn or a `guided_*` field."""
+    log = WireLog()
+    yield log
+    for body in log.chat_bodies():
+        assert {message["role"] for message in body["messages"]} <= {"user", "assistant"}, body["messages"]
+        assert not [key for key in body if key.startswith("guided_")], sorted(body)
+
+
+@pytest.fixture
+def client(server: VLLMServer, wire: WireLog) -> Iterator[LLMClient]:
+    config = LLMConfig(
+        base_url=server.base_url,
+        engine="vllm",
+        context_window_tokens=CONTEXT,
+        max_output_tokens=MAX_OUT,
+        read_timeout_s=120,
+    )
+    with LLMClient(config, transport=wire) as llm_client:
+        yield llm_client
+
+
+def raw_chat(server: VLLMServer, messages: list[dict[str, str]], **fields: Any) -> httpx.Response:
+    """A chat request that bypasses DocGate's client (to probe what the server itself accepts)."""
+    body = {"model": "gemma-3-270m", "messages": messages, "max_tokens": 8, "temperature": 0.0, **fields}
+    return httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=120)
+
+
+def assert_schema_valid(result: LLMTaskResult, engine: str = "vllm") -> None:
+    assert result.calls >= 1 and result.invalid_outputs == 0, f"{result.task}: a reply failed its schema"
+    assert (result.model, result.engine) == ("gemma-3-270m", engine)
+    assert result.wall_ms >= result.llm_latency_ms > 0 and result.prompt_tokens > 0
+
+
+def test_vllm_rejects_a_system_turn_so_passing_runs_prove_docgate_sends_none(server: VLLMServer) -> None:
+    system = raw_chat(server, [{"role": "system", "content": "简短回答"}, {"role": "user", "content": "你好"}])
+    assert system.status_code == 400 and "System role not supported" in system.text
+    assert raw_chat(server, [{"role": "user", "content": "简短回答。你好"}]).status_code == 200
+
+
+def test_token_counts_come_from_vllms_tokenize_endpoint(server: VLLMServer, client: LLMClient, wire: WireLog) -> None:
+    text = "第一条 甲方应当支付违约金。"
+    reply = httpx.post(f"{server.server_root}/tokenize", json={"model": "gemma-3-270m", "prompt": text}).json()
+    assert client.count_tokens(text) == reply["count"] == len(reply["tokens"]) > 1
+    assert client.count_tokens(text) == reply["count"] and client.stats().token_cache_hits == 1
+    assert [path for path, _ in wire.requests] == ["/tokenize"]
+
+
+def test_ticket_classification_is_schema_valid_json_sent_as_json_schema(client: LLMClient, wire: WireLog) -> None:
+    result = ticket_classify(client, TICKET, load_taxonomy())
+    assert_schema_valid(result)
+    assert result.prompt_version == "ticket_classification.v1"
+    assert_grounded(result.findings, TICKET)
+    (body,) = wire.chat_bodies()
+    response_format = body["response_format"]
+    assert response_format["type"] == "json_schema" and response_format["json_schema"]["strict"] is True
+    schema = response_format["json_schema"]["schema"]
+    assert set(schema["properties"]["level1"]["enum"]) == set(load_taxonomy().level1_names)
+    assert "$defs" not in json.dumps(schema), "schemas go out self-contained"
+
+
+def test_every_other_task_is_schema_valid_and_keeps_only_grounded_findings(client: LLMClient, wire: WireLog) -> None:
+    clauses = clauses_extract(client, CONTRACT, list(load_pack().clauses))
+    rewrite = cantonese_rewrite(client, "佢哋喺度搞咗好耐，點解仲未整好？")
+    draft = response_draft(client, "contract", CONTRACT, "已识别条款：保密、违约责任；缺少：不可抗力")
+    for result in (clauses, rewrite, draft):
+        assert_schema_valid(result)
+    assert_grounded(clauses.findings, CONTRACT)
+    assert_grounded(draft.findings, CONTRACT)
+    assert rewrite.output_text and draft.output_text is not None
+    bodies = wire.chat_bodies()
+    assert len(bodies) >= clauses.calls + rewrite.calls + draft.calls  # plus any validation retry rounds
+    assert {body["response_format"]["type"] for body in bodies} == {"json_schema"}
+    assert {body["response_format"]["json_schema"]["name"] for body in bodies} == {
+        "ClauseExtraction",
+        "CantoneseRewrite",
+        "ResponseDraft",
+    }
+
+
+def test_a_long_contract_is_chunked_by_vllms_tokenizer_and_every_chunk_fits(client: LLMClient) -> None:
+    text = synthetic_contract(6_000)
+    result = clauses_extract(client, text, list(load_pack().clauses))
+    # An oversized chunk would be a 400 (LLMRequestError) from vLLM: reaching here means every prompt fit.
+    assert result.chunks > 1 and result.calls == result.chunks
+    assert_schema_valid(result)
+    assert_grounded(result.findings, text)
+
+
+def test_a_quote_absent_from_the_text_is_dropped_and_counted(client: LLMClient) -> None:
+    labels = list(load_pack().clauses)
+    prompt = prompt_render("clause_extraction", CONTRACT, labels="\n".join(labels))
+    reply = client.chat_structured(prompt.messages, clause_extraction_model(tuple(labels)), max_tokens=MAX_OUT)
+    run = TaskRun(client, "clauses_extract", prompt.prompt_version)
+    quotes = [item.evidence for item in reply.parsed.findings] + ["本合同约定甲方无需承担任何责任"]
+    spans = [run.span_ground(quote, CONTRACT) for quote in quotes]
+    assert spans[-1] is None
+    assert run.dropped_ungrounded == sum(span is None for span in spans) >= 1
+    assert all(CONTRACT[s[0] : s[1]].strip() for s in spans if s is not None)
+
+
+def test_choice_goes_through_structured_outputs(server: VLLMServer, client: LLMClient, wire: WireLog) -> None:
+    options = ["DG-ALLOW-7", "DG-REVIEW-8", "DG-BLOCK-9"]
+    assert client.choice([{"role": "user", "content": "allow, review or block?"}], options) in options
+    (body,) = wire.chat_bodies()
+    assert body["structured_outputs"] == {"choice": options} and "response_format" not in body
+    # Why the client never sends the old field: vLLM accepts it and constrains nothing.
+    ignored = raw_chat(server, [{"role": "user", "content": "allow, review or block?"}], guided_choice=options)
+    assert ignored.status_code == 200
+    assert ignored.json()["choices"][0]["message"]["content"] not in options
+
+
+def test_yes_probability_reads_vllms_first_token_logprobs(client: LLMClient, wire: WireLog) -> None:
+    # The base model echoes its prompt, so a prompt of "yes" puts yes (and no) tokens among the top candidates.
+    probability = client.yes_probability([{"role": "user", "content": "yes"}])
+    assert 0.0 < probability <= 1.0
+    (body,) = wire.chat_bodies()
+    assert (body["logprobs"], body["max_tokens"]) == (True, 1) and body["top_logprobs"] >= 1
+
+
+def test_metrics_expose_vllm_series_for_operators(server: VLLMServer) -> None:
+    metrics = httpx.get(f"{server.server_root}/metrics", timeout=10).text
+    for series in ("vllm:num_requests_running", "vllm:prompt_tokens", "vllm:e2e_request_latency_seconds"):
+        assert series in metrics
+
+
+def test_breaker_opens_when_vllm_stops_and_closes_after_it_returns(server: VLLMServer) -> None:
+    """Last in the module: it stops the shared server and starts it again (a vLLM start costs about a minute)."""
+    config = LLMConfig(
+        base_url=server.base_url,
+        engine="vllm",
+        connect_timeout_s=0.5,
+        read_timeout_s=60,
+        max_retries=1,
+        backoff_base_s=0.05,
+        breaker_failure_threshold=2,
+        breaker_cooldown_s=1.0,
+        context_window_tokens=CONTEXT,
+        max_output_tokens=8,
+    )
+    with LLMClient(config) as client:
+        assert client.count_tokens("服务正常") > 0
+        server.stop()
+        with pytest.raises(LLMUnavailable, match="connection error"):
+            client.chat([{"role": "user", "content": "你好"}], max_tokens=4)
+        assert client.breaker.state == "open"
+        attempts_before = client.stats().http_attempts
+        started = time.perf_counter()
+        with pytest.raises(LLMUnavailable, match="circuit breaker is open"):
+            client.chat([{"role": "user", "content": "你好"}], max_tokens=4)
+        assert time.perf_counter() - started < 0.05
+        assert client.stats().http_attempts == attempts_before, "an open breaker makes no network call"
+        server.start()
+        time.sleep(config.breaker_cooldown_s)
+        assert client.breaker.state == "half_open"
+        assert client.chat([{"role": "user", "content": "你好"}], max_tokens=4).attempts == 1
+        snapshot = client.breaker.snapshot()
+        assert (snapshot.state, snapshot.openings) == ("closed", 1)
