@@ -4,39 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-import time
-from collections.abc import Callable, Sequence
 
 from rules.evaluation.common import jsonl_rows
 from rules.safety import load_safety_pack, safety_score
 from rules.tickets.pack import fold_text
+from tests.benchmarks.measure import GROWTH_CHARS, SIZES, chars_per_second, naive_term_hits
 from tests.shared_data import shared_file
-
-SIZES = (1_000, 10_000, 100_000, 1_000_000)
-GROWTH_CHARS = 1_000_000  # characters processed per size, so every size is timed over the same work
-
-
-def naive_term_hits(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
-    """Every occurrence of every literal term, found term by term with str.find (the obvious implementation)."""
-    folded = fold_text(text)
-    hits = []
-    for term in terms:
-        position = folded.find(term)
-        while position != -1:
-            hits.append((position, term))
-            position = folded.find(term, position + 1)
-    return hits
-
-
-def chars_per_second(function: Callable[[str], object], documents: Sequence[str], repeats: int = 3) -> float:
-    """Characters per second of `function` over the documents, best of `repeats` runs (least disturbed)."""
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        for document in documents:
-            function(document)
-        best = min(best, time.perf_counter() - started)
-    return sum(map(len, documents)) / best
 
 
 def main() -> None:
@@ -48,11 +21,13 @@ def main() -> None:
     automaton_hits = [
         sorted((end - len(term) + 1, term) for end, (term, _r, _c) in pack.automaton.iter(fold_text(t))) for t in sample
     ]
-    if any(sorted(naive_term_hits(t, terms)) != hits for t, hits in zip(sample, automaton_hits, strict=True)):
+    if any(
+        sorted(naive_term_hits(fold_text(t), terms)) != hits for t, hits in zip(sample, automaton_hits, strict=True)
+    ):
         raise SystemExit("naive and automaton matching disagree; the comparison would be meaningless")
     safety_score("预热")
     rules_rate = chars_per_second(safety_score, texts)
-    naive_rate = chars_per_second(lambda text: naive_term_hits(text, terms), texts)
+    naive_rate = chars_per_second(lambda text: naive_term_hits(fold_text(text), terms), texts)
     whole = "\n".join(texts)
     while len(whole) < max(SIZES):
         whole += "\n" + whole
@@ -61,7 +36,7 @@ def main() -> None:
         for size in SIZES
     }
     naive_growth = {
-        str(size): round(chars_per_second(lambda t: naive_term_hits(t, terms), [whole[:size]], repeats=2))
+        str(size): round(chars_per_second(lambda t: naive_term_hits(fold_text(t), terms), [whole[:size]], repeats=2))
         for size in SIZES[:3]
     }
     rates = list(growth.values())

@@ -5,45 +5,19 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
 
 from rules.evaluation.common import jsonl_rows
 from rules.tickets.matcher import rule_match
 from rules.tickets.pack import TicketRulePack, fold_text, load_pack
 from rules.tickets.repeats import RepeatDetector
 from rules.tickets.urgency import urgency_cues
+from tests.benchmarks.measure import GROWTH_CHARS, SIZES, chars_per_second, naive_term_hits
 from tests.shared_data import shared_file
-
-SIZES = (1_000, 10_000, 100_000, 1_000_000)
-GROWTH_CHARS = 1_000_000  # characters processed per size, so every size is timed over the same work
-
-
-def naive_term_hits(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
-    """Every occurrence of every term, found keyword by keyword with str.find (the obvious implementation)."""
-    folded = fold_text(text)
-    hits = []
-    for term in terms:
-        position = folded.find(term)
-        while position != -1:
-            hits.append((position, term))
-            position = folded.find(term, position + 1)
-    return hits
 
 
 def automaton_term_hits(text: str, pack: TicketRulePack) -> list[tuple[int, str]]:
     """The same occurrences from the pack's automaton (to check both sides do the same work)."""
     return [(end - len(term) + 1, term) for end, (term, _rules) in pack.automaton.iter(fold_text(text))]
-
-
-def chars_per_second(function: Callable[[str], object], documents: Sequence[str], repeats: int = 3) -> float:
-    """Characters per second of `function` over the documents, best of `repeats` runs (least disturbed)."""
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        for document in documents:
-            function(document)
-        best = min(best, time.perf_counter() - started)
-    return sum(map(len, documents)) / best
 
 
 def main() -> None:
@@ -52,11 +26,11 @@ def main() -> None:
     terms = pack.terms
     tickets = [row["text"] for row in jsonl_rows(shared_file("tickets/public.jsonl"))]
     sample = tickets[:200]
-    if any(sorted(naive_term_hits(t, terms)) != sorted(automaton_term_hits(t, pack)) for t in sample):
+    if any(sorted(naive_term_hits(fold_text(t), terms)) != sorted(automaton_term_hits(t, pack)) for t in sample):
         raise SystemExit("naive and automaton matching disagree; the comparison would be meaningless")
     rule_match("预热")
     rules_rate = chars_per_second(rule_match, tickets)
-    naive_rate = chars_per_second(lambda text: naive_term_hits(text, terms), tickets)
+    naive_rate = chars_per_second(lambda text: naive_term_hits(fold_text(text), terms), tickets)
     whole = "\n".join(tickets)
     while len(whole) < max(SIZES):
         whole += "\n" + whole
@@ -65,7 +39,8 @@ def main() -> None:
         piece = whole[:size]
         growth[str(size)] = round(chars_per_second(rule_match, [piece] * max(1, GROWTH_CHARS // size)))
     naive_growth = {
-        str(size): round(chars_per_second(lambda t: naive_term_hits(t, terms), [whole[:size]])) for size in SIZES[:3]
+        str(size): round(chars_per_second(lambda t: naive_term_hits(fold_text(t), terms), [whole[:size]]))
+        for size in SIZES[:3]
     }
     detector = RepeatDetector((str(i), text) for i, text in enumerate(tickets))
     detector.similar("预热")
