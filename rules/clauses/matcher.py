@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from rules.clauses.pack import ClausePack, ClauseRule, ClauseSpec, load_pack
+from rules.clauses.pack import ClausePack, ClauseRule, StatusCues, load_pack
 from rules.clauses.structure import Heading, Structure, blank_run, document_structure, fold
 
 STIPULATED = "stipulated"
@@ -63,34 +63,53 @@ def forum_is_named(folded: str, sentence_start: int, hit_start: int) -> bool:
     return len(re.findall(r"[\u4e00-\u9fffA-Za-z]", remainder)) >= 2
 
 
-def _status(pack: ClausePack, spec: ClauseSpec, before: str, after: str) -> str:
+def _status(cues: StatusCues, before: str, after: str) -> str:
     """Classify a hit from the words around it in its sentence: negated, referenced or stipulated."""
-    cues = pack.context
-    if any(p.search(before) for p in (*cues.negated_before, *spec.negated_before)):
+    if cues.negated_before is not None and cues.negated_before.search(before):
         return NEGATED
-    if any(p.search(after) for p in cues.negated_after):
+    if cues.negated_after is not None and cues.negated_after.search(after):
         return NEGATED
-    if any(p.search(before) for p in cues.referenced_before) or any(p.search(after) for p in cues.referenced_after):
+    if cues.referenced_before is not None and cues.referenced_before.search(before):
+        return REFERENCED
+    if cues.referenced_after is not None and cues.referenced_after.search(after):
         return REFERENCED
     return STIPULATED
 
 
-def _rule_holds(rule: ClauseRule, structure: Structure, start: int, end: int, sentence: tuple[int, int]) -> bool:
-    """True when the rule's sentence (or paragraph) conditions and neighbour exclusions hold for this hit."""
-    folded = structure.text
+class _Scopes:
+    """Regex verdicts on sentence and paragraph spans, searched once per (pattern, span) for all hits."""
+
+    def __init__(self, folded: str) -> None:
+        self.folded = folded
+        self.found: dict[tuple[int, int, int], bool] = {}
+
+    def search(self, pattern: re.Pattern[str], start: int, end: int) -> bool:
+        """True when pattern occurs in folded[start:end]."""
+        key = (id(pattern), start, end)
+        found = self.found.get(key)
+        if found is None:
+            found = self.found[key] = pattern.search(self.folded[start:end]) is not None
+        return found
+
+
+def _neighbours_allow(rule: ClauseRule, folded: str, start: int, end: int) -> bool:
+    """True when the words right before and after a hit are not ones its rule excludes."""
     if any(folded[max(start - len(p), 0) : start] == p for p in rule.not_preceded_by):
         return False
-    if any(folded.startswith(p, end) for p in rule.not_followed_by):
-        return False
-    scope = folded[sentence[0] : sentence[1]]
-    if rule.forbids is not None and rule.forbids.search(scope):
+    return not any(folded.startswith(p, end) for p in rule.not_followed_by)
+
+
+def _scope_holds(
+    rule: ClauseRule, structure: Structure, scopes: _Scopes, position: int, sentence: tuple[int, int]
+) -> bool:
+    """True when the rule's sentence (or paragraph) conditions hold for a hit in this sentence."""
+    if rule.forbids is not None and scopes.search(rule.forbids, *sentence):
         return False
     if rule.requires is None:
         return True
     if rule.requires_paragraph:
-        paragraph = structure.paragraph_at(start)
-        scope = folded[paragraph[0] : paragraph[1]]
-    return rule.requires.search(scope) is not None
+        return scopes.search(rule.requires, structure.paragraph_starts[position], structure.paragraph_ends[position])
+    return scopes.search(rule.requires, *sentence)
 
 
 class _Hit(NamedTuple):
@@ -104,35 +123,47 @@ class _Hit(NamedTuple):
     status: str
 
 
-def _hits(pack: ClausePack, structure: Structure) -> list[_Hit]:
-    """Run the automaton once; keep the longest hit per rule where patterns overlap, outside guidance."""
-    folded = structure.text
+def _raw_hits(pack: ClausePack, structure: Structure) -> list[tuple[int, int, int]]:
+    """Run the automaton once: (rule index, start, end) of every hit outside drafting guidance."""
     raw: list[tuple[int, int, int]] = []
-    for last, (length, rule_indexes) in pack.automaton.iter(folded):
+    guidance_starts, guidance_ends = structure.guidance_starts, structure.guidance_ends
+    for last, (length, rule_indexes) in pack.automaton.iter(structure.text):
         start = last - length + 1
-        if structure.in_guidance(start):
+        index = bisect.bisect_right(guidance_starts, start) - 1
+        if index >= 0 and start < guidance_ends[index]:
             continue  # bracketed drafting guidance never stipulates anything
-        raw.extend((index, start, last + 1) for index in rule_indexes)
+        raw.extend((rule_index, start, last + 1) for rule_index in rule_indexes)
     raw.sort(key=lambda hit: (hit[0], hit[1], -hit[2]))
+    return raw
+
+
+def _hits(pack: ClausePack, structure: Structure) -> list[_Hit]:
+    """Keep the longest hit per rule where patterns overlap, then let structure and context decide each."""
+    folded = structure.text
+    scopes = _Scopes(folded)
     hits: list[_Hit] = []
     reach: dict[int, int] = {}
-    for index, start, end in raw:
+    for index, start, end in _raw_hits(pack, structure):
         if end <= reach.get(index, -1):
             continue  # "商业秘密" inside "保守商业秘密" is the same words, judged once
         reach[index] = end
         rule = pack.rules[index]
-        sentence = structure.sentence_at(start)
-        if not _rule_holds(rule, structure, start, end, sentence):
+        # Every check below is a pure filter, so the cheap ones run first.
+        if (rule.not_preceded_by or rule.not_followed_by) and not _neighbours_allow(rule, folded, start, end):
+            continue
+        position = structure.position(start)
+        heading = structure.heading_in(position, start, end)
+        if rule.kind == "heading" and heading is None:
+            continue
+        sentence = structure.sentence_in(position, start)
+        if not _scope_holds(rule, structure, scopes, position, sentence):
             continue
         if rule.named and not forum_is_named(folded, sentence[0], start):
-            continue
-        heading = structure.heading_at(start, end)
-        if rule.kind == "heading" and heading is None:
             continue
         clause_start = max(folded.rfind(",", sentence[0], start) + 1, sentence[0])
         clause_end = folded.find(",", end, sentence[1])
         after = folded[end : sentence[1] if clause_end < 0 else clause_end]
-        status = _status(pack, pack.clauses[rule.label], folded[clause_start:start], after)
+        status = _status(pack.status_cues[rule.label], folded[clause_start:start], after)
         hits.append(_Hit(rule, start, end, sentence, heading, status))
     return hits
 
@@ -146,7 +177,7 @@ def _make(pack: ClausePack, text: str, hit: _Hit, span: tuple[int, int], confide
         pack_version=pack.version,
         start=span[0],
         end=span[1],
-        confidence=round(confidence, 3),
+        confidence=confidence,
         evidence=text[hit.sentence[0] : hit.sentence[1]].strip(),
         status=hit.status,
         matched=text[hit.start : hit.end],
@@ -156,15 +187,18 @@ def _make(pack: ClausePack, text: str, hit: _Hit, span: tuple[int, int], confide
     )
 
 
-def _findings(pack: ClausePack, structure: Structure, text: str) -> list[ClauseFinding]:
-    """Turn hits into findings: body hits as they stand, heading hits when their article bears them out."""
+_Candidate = tuple[_Hit, tuple[int, int], float]  # a hit, the span it would highlight, its rounded confidence
+
+
+def _candidates(pack: ClausePack, structure: Structure) -> list[_Candidate]:
+    """Turn hits into candidates: body hits as they stand, heading hits when their article bears them out."""
     hits = _hits(pack, structure)
     body = [hit for hit in hits if hit.heading is None and hit.rule.kind == "keyword"]
     stipulated_body: dict[str, list[int]] = {}
-    findings: list[ClauseFinding] = []
+    candidates: list[_Candidate] = []
     for hit in body:
         confidence = hit.rule.weight * _STATUS_FACTOR[hit.status]
-        findings.append(_make(pack, text, hit, structure.article_at(hit.start), confidence))
+        candidates.append((hit, structure.article_at(hit.start), round(confidence, 3)))
         if hit.status == STIPULATED:
             stipulated_body.setdefault(hit.rule.label, []).append(hit.start)
     for hit in hits:
@@ -188,20 +222,23 @@ def _findings(pack: ClausePack, structure: Structure, text: str) -> list[ClauseF
         if heading.numbered:
             bonus = _ARTICLE_BONUS if heading.level <= 2 else _SUBARTICLE_BONUS
         confidence = min(confidence * _STATUS_FACTOR[hit.status] + bonus, 1.0)
-        findings.append(_make(pack, text, hit, (heading.start, heading.article_end), confidence))
-    return findings
+        candidates.append((hit, (heading.start, heading.article_end), round(confidence, 3)))
+    return candidates
 
 
 def clause_matches(text: str, pack: ClausePack | None = None) -> list[ClauseFinding]:
     """Return every clause finding in text (offsets into text), the best per rule, span and status."""
     pack = pack or load_pack()
     structure = document_structure(fold(text))
-    best: dict[tuple[str, int, int, str], ClauseFinding] = {}
-    for finding in _findings(pack, structure, text):
-        key = (finding.rule_id, finding.start, finding.end, finding.status)
-        if key not in best or finding.confidence > best[key].confidence:
-            best[key] = finding
-    return sorted(best.values(), key=lambda f: (f.start, f.label, -f.confidence))
+    # The best candidate per rule, span and status wins; only the winners become findings.
+    best: dict[tuple[str, int, int, str], _Candidate] = {}
+    for candidate in _candidates(pack, structure):
+        hit, span, confidence = candidate
+        key = (hit.rule.rule_id, span[0], span[1], hit.status)
+        if key not in best or confidence > best[key][2]:
+            best[key] = candidate
+    findings = [_make(pack, text, hit, span, confidence) for hit, span, confidence in best.values()]
+    return sorted(findings, key=lambda f: (f.start, f.label, -f.confidence))
 
 
 def clause_presence(text: str, pack: ClausePack | None = None) -> dict[str, ClauseFinding | None]:

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import ahocorasick
 
@@ -64,6 +64,25 @@ class ClausePack:
     rules: tuple[ClauseRule, ...]
     context: ContextCues
     automaton: Any  # ahocorasick.Automaton: value = (pattern length, tuple of rule indexes)
+    # Per label, its cues merged into one alternation each: (negated before, negated after, referenced
+    # before, referenced after); one search answers what searching each cue in turn would.
+    status_cues: dict[str, StatusCues]
+
+
+class StatusCues(NamedTuple):
+    """A label's context cues, each list merged into one pattern (None when the list is empty)."""
+
+    negated_before: re.Pattern[str] | None
+    negated_after: re.Pattern[str] | None
+    referenced_before: re.Pattern[str] | None
+    referenced_after: re.Pattern[str] | None
+
+
+def _merge(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str] | None:
+    """Merge cue patterns into one alternation that matches wherever any of them does."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{pattern.pattern})" for pattern in patterns))
 
 
 def _compile(source: str | None) -> re.Pattern[str] | None:
@@ -123,18 +142,28 @@ def pack_from_dict(data: dict[str, Any]) -> ClausePack:
         automaton.add_word(pattern, (len(pattern), tuple(indexes)))
     automaton.make_automaton()
     context = data.get("context", {})
+    cues = ContextCues(
+        negated_before=_compile_all(context.get("negated_before", [])),
+        negated_after=_compile_all(context.get("negated_after", [])),
+        referenced_before=_compile_all(context.get("referenced_before", [])),
+        referenced_after=_compile_all(context.get("referenced_after", [])),
+    )
+    negated_after, referenced_before = _merge(cues.negated_after), _merge(cues.referenced_before)
+    referenced_after = _merge(cues.referenced_after)
+    status_cues = {
+        label: StatusCues(
+            _merge((*cues.negated_before, *spec.negated_before)), negated_after, referenced_before, referenced_after
+        )
+        for label, spec in clauses.items()
+    }
     return ClausePack(
         name=data.get("pack", "clauses"),
         version=str(data["version"]),
         clauses=clauses,
         rules=tuple(rules),
-        context=ContextCues(
-            negated_before=_compile_all(context.get("negated_before", [])),
-            negated_after=_compile_all(context.get("negated_after", [])),
-            referenced_before=_compile_all(context.get("referenced_before", [])),
-            referenced_after=_compile_all(context.get("referenced_after", [])),
-        ),
+        context=cues,
         automaton=automaton,
+        status_cues=status_cues,
     )
 
 

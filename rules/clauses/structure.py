@@ -105,14 +105,14 @@ class Structure:
     paragraph_starts: list[int]
     paragraph_ends: list[int]
     levels: list[int | None]
-    sentence_ends: list[int]
     guidance_starts: list[int]
     guidance_ends: list[int]
     article_starts: list[int]
     article_ends: list[int]
     _headings: dict[int, Heading | None] = field(default_factory=dict)
+    _sentence_ends: dict[int, list[int]] = field(default_factory=dict)
 
-    def _position(self, offset: int) -> int:
+    def position(self, offset: int) -> int:
         """Return the index of the paragraph holding offset (the first one for offsets before it)."""
         return max(bisect.bisect_right(self.paragraph_starts, offset) - 1, 0)
 
@@ -127,24 +127,41 @@ class Structure:
 
     def paragraph_at(self, offset: int) -> tuple[int, int]:
         """Return (start, end) of the paragraph holding offset."""
-        position = self._position(offset)
+        position = self.position(offset)
         return self.paragraph_starts[position], self.paragraph_ends[position]
 
     def sentence_at(self, offset: int) -> tuple[int, int]:
         """Return (start, end) of the sentence holding offset, never crossing its paragraph."""
-        position = self._position(offset)
+        return self.sentence_in(self.position(offset), offset)
+
+    def sentence_in(self, position: int, offset: int) -> tuple[int, int]:
+        """Return the sentence holding offset inside paragraph position; its sentence ends are found once.
+
+        A sentence end never spans whitespace and paragraphs are bounded by it, so scanning from a
+        paragraph's start finds exactly the ends a scan of the whole text finds inside that paragraph.
+        """
         first, last = self.paragraph_starts[position], self.paragraph_ends[position]
-        ends = self.sentence_ends
+        if offset < first:  # leading whitespace before the first paragraph: an empty sentence at its start
+            return first, first
+        ends = self._sentence_ends.get(position)
+        if ends is None:
+            ends = []
+            for match in _SENTENCE_END.finditer(self.text, first):
+                if match.start() >= last:
+                    break
+                ends.append(match.end())
+            self._sentence_ends[position] = ends
         index = bisect.bisect_right(ends, offset)
-        end = ends[index] if index < len(ends) else len(self.text)
-        if offset < first:  # before the first paragraph: its start bounds the sentence
-            return first, min(end, first)
-        start = ends[index - 1] if index else 0
+        end = ends[index] if index < len(ends) else last
+        start = ends[index - 1] if index else first
         return max(start, first), min(end, last)
 
     def heading_at(self, start: int, end: int) -> Heading | None:
         """Return the heading whose title contains [start, end), if any (only its own paragraph's can)."""
-        position = self._position(start)
+        return self.heading_in(self.position(start), start, end)
+
+    def heading_in(self, position: int, start: int, end: int) -> Heading | None:
+        """Return the heading of paragraph position when its title contains [start, end)."""
         if position not in self._headings:
             self._headings[position] = _heading(self, position)
         heading = self._headings[position]
@@ -295,7 +312,6 @@ def document_structure(text: str) -> Structure:
         paragraph_starts=starts,
         paragraph_ends=ends,
         levels=levels,
-        sentence_ends=[m.end() for m in _SENTENCE_END.finditer(text)],
         guidance_starts=[start for start, _ in guidance],
         guidance_ends=[end for _, end in guidance],
         article_starts=article_starts,
