@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: run test test-vllm lint bench install install-test clean
+.PHONY: run test test-vllm lint bench install install-test clean browser-deps
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,16 @@ run: install
 	$(PY) manage.py bootstrap_demo
 	$(PY) manage.py runstack --bind $${DOCGATE_BIND:-127.0.0.1:8000}
 
-test: install-test
+# Browser tests drive Debian's chromium (with a CJK font for readable screenshots); installed here when missing
+# and we are root — never a browser download. Without it they skip (fail with CI=true).
+browser-deps:
+	@if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi -e wqy -e cjk; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null) || echo "browser-deps: apt-get failed" >&2; \
+	  else echo "browser-deps: chromium missing and not root; browser tests will skip" >&2; fi; \
+	fi
+
+test: install-test browser-deps
 	@eval "$$(bash tests/services.sh)" && \
 	  DOCGATE_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
 

@@ -25,11 +25,13 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_prometheus",
     "contracts",
     "frontend",
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -39,6 +41,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -55,6 +58,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+                "frontend.access.portal",
             ],
         },
     },
@@ -71,6 +76,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LANGUAGE_CODE = "zh-hans"
 LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "frontend" / "locale"]
 TIME_ZONE = envstr("TIME_ZONE", "Asia/Shanghai")
 USE_I18N = True
 USE_TZ = True
@@ -88,6 +94,11 @@ MEDIA_URL = "/media-not-served/"
 DOCGATE_MODELS_DIR = Path(envstr("DOCGATE_MODELS_DIR", str(DATA_DIR / "models")))
 
 LOGIN_URL = "/accounts/login/"
+
+# --- Operators -----------------------------------------------------------------------------------------------
+# When set, /metrics requires `Authorization: Bearer <token>`; empty leaves it open (scrape from a private net).
+PROMETHEUS_METRICS_TOKEN = envstr("PROMETHEUS_METRICS_TOKEN", "")
+PROMETHEUS_EXPORT_MIGRATIONS = False
 
 # --- Intake limits -------------------------------------------------------------------------------------------
 DOCGATE_MAX_UPLOAD_BYTES = envint("DOCGATE_MAX_UPLOAD_BYTES", 10 * 1024 * 1024)
@@ -136,8 +147,9 @@ SAFETY_LLM_MAX_CHUNKS = envint("SAFETY_LLM_MAX_CHUNKS", 4)
 # Routing: a ticket category below this confidence, and this share of jobs at random, go to a reviewer.
 DOCGATE_MIN_CONFIDENCE = envfloat("DOCGATE_MIN_CONFIDENCE", 0.5)
 DOCGATE_QA_SAMPLE_RATE = envfloat("DOCGATE_QA_SAMPLE_RATE", 0.0)
-# Off: suggested responses come from DocGate's templates only, never from the model.
-LLM_DRAFTS = envbool("LLM_DRAFTS", True)
+# Model-written reply drafts and risk summaries: on by default with vLLM (Gemma 2 9B-it); off with the embedded
+# llama.cpp base model, which cannot write them — DocGate's templates answer instead.
+LLM_DRAFTS = envbool("LLM_DRAFTS", LLM_ENGINE == "vllm")
 
 # --- Celery --------------------------------------------------------------------------------------------------
 REDIS_URL = envstr("REDIS_URL")

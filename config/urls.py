@@ -1,13 +1,20 @@
-"""Top-level URL map: API under /api/v1/, portal at /, admin."""
+"""Top-level URL map: API under /api/v1/, operator probes, portal at /, admin."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import include, path
 
+from contracts.health import healthz, readyz
+from contracts.metrics import metrics_view
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("contracts.api.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("", include("frontend.urls")),
 ]

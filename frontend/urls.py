@@ -1,11 +1,27 @@
-"""Portal routes (the full portal arrives with its own issue)."""
+"""Portal routes: submit, jobs, results, the review queue and organisation admin."""
 
 from __future__ import annotations
 
 from django.urls import path
 
-from frontend import views
+from frontend import org_views, review_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("organisation/switch/", views.organisation_switch, name="organisation_switch"),
+    path("submit/", views.submit, name="submit"),
+    path("submit/upload/", views.upload, name="upload"),
+    path("jobs/", views.jobs, name="jobs"),
+    path("documents/<uuid:document_id>/", views.result, name="result"),
+    path("review/", review_views.queue, name="review_queue"),
+    path("review/<uuid:task_id>/", review_views.task, name="review_task"),
+    path("review/<uuid:task_id>/claim/", review_views.claim, name="review_claim"),
+    path("review/<uuid:task_id>/release/", review_views.release, name="review_release"),
+    path("review/<uuid:task_id>/decide/", review_views.decide, name="review_decide"),
+    path("review/<uuid:task_id>/response/", review_views.response, name="review_response"),
+    path("review/<uuid:task_id>/finalize/", review_views.finalize, name="review_finalize"),
+    path("organisation/", org_views.settings_page, name="org_settings"),
+    path("organisation/keys/", org_views.key_create, name="org_key_create"),
+    path("organisation/keys/<int:key_id>/revoke/", org_views.key_revoke, name="org_key_revoke"),
+    path("organisation/webhook/", org_views.webhook_save, name="org_webhook"),
 ]

@@ -1,11 +1,173 @@
-"""Portal pages."""
+"""Portal pages: home, organisation switcher, submit (uploads and tickets), jobs, result."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from contracts.intake import IntakeError, Submission, document_submit
+from contracts.models import Document, DocumentKind, DocumentSource, Job, Membership, Result
+from frontend.access import may_see_pii, member_required, org_of
+from frontend.forms import JobFilterForm, TicketForm
+from frontend.highlight import finding_display, highlight_html, pii_masked
+
+JOBS_PER_PAGE = 50
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """Landing page: what DocGate is and where the API lives."""
+    """Signed in: straight to the jobs list; otherwise what DocGate is and where to sign in."""
+    if request.user.is_authenticated:
+        return redirect("jobs")
     return render(request, "frontend/home.html")
+
+
+@require_POST
+def organisation_switch(request: HttpRequest) -> HttpResponse:
+    """Act for another of the user's organisations from now on (stored in the session)."""
+    if not request.user.is_authenticated:
+        return redirect("login")
+    slug = request.POST.get("organisation", "")
+    if Membership.objects.filter(user=request.user, organisation__slug=slug).exists():
+        request.session["organisation_slug"] = slug
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        target = reverse("jobs")
+    return redirect(target)
+
+
+@member_required
+def submit(request: HttpRequest) -> HttpResponse:
+    """Drop contracts (uploaded one request per file by the page's script) or enter a ticket."""
+    form = TicketForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        metadata = {name: data[name] for name in ("channel", "region") if data[name]}
+        submission = Submission(
+            kind=DocumentKind.TICKET,
+            source=DocumentSource.PORTAL,
+            text=data["text"],
+            title=data["title"],
+            reference=data["reference"],
+            metadata=metadata,
+        )
+        try:
+            outcome = document_submit(organisation=org_of(request), submission=submission, user=request.user)
+        except IntakeError as exc:
+            form.add_error("text", exc.message)
+        else:
+            if outcome.duplicate:
+                messages.info(request, _("This ticket was already submitted; showing the existing one."))
+            return redirect("result", document_id=outcome.document.pk)
+    return render(request, "frontend/submit.html", {"form": form})
+
+
+@require_POST
+@member_required
+def upload(request: HttpRequest) -> JsonResponse:
+    """Accept one contract file (multipart `file`); answer JSON with the document's page or the refusal."""
+    if int(request.META.get("CONTENT_LENGTH") or 0) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+        message = _("The file exceeds the limit of %(n)s bytes.") % {"n": settings.DOCGATE_MAX_UPLOAD_BYTES}
+        return JsonResponse({"error": {"code": "file_too_large", "message": message}}, status=413)
+    uploaded = request.FILES.get("file")
+    if uploaded is None:
+        return JsonResponse({"error": {"code": "no_file", "message": _("No file was sent.")}}, status=400)
+    name = uploaded.name or ""
+    submission = Submission(
+        kind=DocumentKind.CONTRACT, source=DocumentSource.PORTAL, data=uploaded.read(), original_name=name, title=name
+    )
+    try:
+        outcome = document_submit(organisation=org_of(request), submission=submission, user=request.user)
+    except IntakeError as exc:
+        return JsonResponse({"error": {"code": exc.code, "message": exc.message}}, status=exc.status)
+    document = outcome.document
+    return JsonResponse(
+        {
+            "document": str(document.pk),
+            "job": str(outcome.job.pk),
+            "state": outcome.job.state,
+            "duplicate": outcome.duplicate,
+            "url": reverse("result", kwargs={"document_id": document.pk}),
+        },
+        status=200 if outcome.duplicate else 201,
+    )
+
+
+def _jobs_filtered(request: HttpRequest) -> tuple[JobFilterForm, QuerySet[Job]]:
+    form = JobFilterForm(request.GET or None)
+    jobs = Job.objects.filter(organisation=org_of(request)).select_related("document")
+    if form.is_valid():
+        data = form.cleaned_data
+        if data["state"]:
+            jobs = jobs.filter(state=data["state"])
+        if data["kind"]:
+            jobs = jobs.filter(document__kind=data["kind"])
+        if data["q"]:
+            q = data["q"]
+            jobs = jobs.filter(
+                Q(document__title__icontains=q)
+                | Q(document__reference__icontains=q)
+                | Q(document__original_name__icontains=q)
+                | Q(document__text__icontains=q)
+            )
+    return form, jobs.order_by("-created_at")
+
+
+@require_GET
+@member_required
+def jobs(request: HttpRequest) -> HttpResponse:
+    """The organisation's jobs with filters and search; the rows refresh themselves while any is unfinished."""
+    form, selected = _jobs_filtered(request)
+    page = Paginator(selected, JOBS_PER_PAGE).get_page(request.GET.get("page"))
+    template = "frontend/_job_rows.html" if request.GET.get("partial") == "rows" else "frontend/jobs.html"
+    query = request.GET.copy()
+    query.pop("page", None)
+    query.pop("partial", None)
+    return render(request, template, {"form": form, "page": page, "query": query.urlencode()})
+
+
+def result_context(request: HttpRequest, document: Document, result: Result | None) -> dict[str, Any]:
+    show_pii = may_see_pii(request)
+    data = result.data if result is not None else {}
+    findings = [f for f in data.get("findings", []) if isinstance(f, dict)]
+    text = document.text if show_pii else pii_masked(document.text, findings)
+    return {
+        "show_pii": show_pii,
+        "text_html": highlight_html(text, findings),
+        "findings": [finding_display(f, show_pii=show_pii) for f in findings],
+        "rejected": [finding_display(f, show_pii=show_pii) for f in data.get("rejected_findings", [])],
+        "data": data,
+    }
+
+
+@require_GET
+@member_required
+def result(request: HttpRequest, document_id: str) -> HttpResponse:
+    """The original text with findings highlighted, the gate, the response, provenance and all versions."""
+    document = get_object_or_404(Document, pk=document_id, organisation=org_of(request))
+    versions = list(document.results.order_by("-version"))
+    chosen = versions[0] if versions else None
+    if request.GET.get("v"):
+        chosen = next((r for r in versions if str(r.version) == request.GET["v"]), None)
+        if chosen is None:
+            raise Http404("no such version")
+    job = document.latest_job()
+    context = {
+        "document": document,
+        "job": job,
+        "result": chosen,
+        "versions": versions,
+        "is_latest": chosen is not None and chosen == versions[0],
+        "polling": job is not None and not job.is_final,
+        **result_context(request, document, chosen),
+    }
+    return render(request, "frontend/result.html", context)

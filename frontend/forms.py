@@ -1,0 +1,58 @@
+"""Portal forms: tickets, job filters, API keys, webhooks, review corrections."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from contracts.models import DocumentKind, JobState
+
+CHANNELS = [
+    ("phone", _("Phone (12345)")),
+    ("web", _("Website")),
+    ("app", _("Mobile app")),
+    ("wechat", _("WeChat")),
+    ("letter", _("Letter")),
+    ("visit", _("Walk-in")),
+]
+
+
+class TicketForm(forms.Form):
+    title = forms.CharField(label=_("Title"), max_length=300, required=False)
+    text = forms.CharField(label=_("What the caller said"), widget=forms.Textarea(attrs={"rows": 8}), strip=False)
+    channel = forms.ChoiceField(label=_("Channel"), choices=CHANNELS, initial="phone")
+    region = forms.CharField(label=_("Region"), max_length=100, required=False)
+    reference = forms.CharField(label=_("Caller reference"), max_length=200, required=False)
+
+    def clean_text(self) -> str:
+        text = str(self.cleaned_data["text"])
+        if not text.strip():
+            raise forms.ValidationError(_("The text is empty."))
+        return text
+
+
+class JobFilterForm(forms.Form):
+    q = forms.CharField(label=_("Search"), required=False, max_length=200)
+    state = forms.ChoiceField(label=_("Status"), required=False, choices=[("", _("All states")), *JobState.choices])
+    kind = forms.ChoiceField(label=_("Kind"), required=False, choices=[("", _("All kinds")), *DocumentKind.choices])
+
+
+class ApiKeyForm(forms.Form):
+    name = forms.CharField(label=_("Key name"), max_length=100)
+
+
+class WebhookForm(forms.Form):
+    url = forms.URLField(label=_("Webhook URL"), max_length=500, assume_scheme="https")
+    active = forms.BooleanField(label=_("Active"), required=False, initial=True)
+    rotate_secret = forms.BooleanField(label=_("Generate a new secret"), required=False)
+
+
+class DecisionForm(forms.Form):
+    finding_id = forms.CharField(max_length=64)
+    decision = forms.ChoiceField(choices=[("approve", "approve"), ("correct", "correct"), ("reject", "reject")])
+    label = forms.CharField(max_length=200, required=False)
+    note = forms.CharField(max_length=2000, required=False)
+
+
+class ResponseForm(forms.Form):
+    text = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 6}), max_length=20_000, strip=False)

@@ -1,0 +1,178 @@
+"""The portal through Django's test client: submitting, reading results safely, reviewing, organisation admin.
+
+Alice submits for Acme, Rita reviews for Acme, Oscar administers Globex and must see nothing of Acme's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from contracts.intake import Submission, document_submit
+from contracts.models import ApiKey, Document, Job, Membership, ReviewTask, Role
+from contracts.pipeline import job_run
+from frontend.highlight import highlight_html, pii_masked
+
+pytestmark = pytest.mark.django_db
+
+TICKET = "我是A市居民，电话13812345678，小区楼下餐馆油烟太大，多次反映至今未解决。<script>alert('x')</script>"
+
+
+def signed_in(client: Any, user: Any) -> Any:
+    client.force_login(user)
+    return client
+
+
+def ran(actors: Any, text: str = TICKET, kind: str = "ticket") -> Document:
+    outcome = document_submit(organisation=actors.acme, submission=Submission(kind=kind, source="api", text=text))
+    job_run(outcome.job.pk, "portal-test")
+    return outcome.document
+
+
+def test_highlighting_escapes_every_piece_and_splits_overlaps() -> None:
+    text = "<b>甲方</b>应支付违约金"
+    html = highlight_html(text, [{"id": "F1", "span": [0, 8], "provenance": "rule"},
+                                 {"id": "F2", "span": [3, 14], "provenance": "llm"}])
+    assert "<b>" not in html and "&lt;b&gt;" in html
+    assert 'data-finding="F1 F2"' in html and 'class="f-both f-multi"' in html
+    assert html.count("<mark") == 3
+
+
+def test_pii_masking_keeps_offsets() -> None:
+    findings = [{"kind": "entity", "is_pii": True, "span": [2, 4]}]
+    masked = pii_masked("联系张三", findings)
+    assert len(masked) == 4 and "张三" not in masked
+
+
+def test_pages_are_chinese_by_default_and_english_on_request(client: Any, actors: Any) -> None:
+    signed_in(client, actors.alice)
+    assert "提交".encode() in client.get("/submit/").content
+    client.post("/i18n/setlang/", {"language": "en", "next": "/submit/"})
+    assert b"Submit ticket" in client.get("/submit/").content
+
+
+def test_submitter_enters_a_ticket_and_sees_its_job(client: Any, actors: Any) -> None:
+    signed_in(client, actors.alice)
+    response = client.post(
+        "/submit/", {"title": "油烟扰民", "text": TICKET, "channel": "phone", "region": "A市", "reference": "T-9"}
+    )
+    document = Document.objects.get(reference="T-9")
+    assert response.status_code == 302 and response["Location"] == f"/documents/{document.pk}/"
+    assert document.source == "portal" and document.metadata == {"channel": "phone", "region": "A市"}
+    assert document.submitted_by == actors.alice
+    assert "油烟扰民" in client.get("/jobs/?q=油烟").content.decode()
+    assert "油烟扰民" not in client.get("/jobs/?state=failed").content.decode()
+
+
+def test_empty_ticket_is_refused_with_a_clear_error(client: Any, actors: Any) -> None:
+    signed_in(client, actors.alice)
+    response = client.post("/submit/", {"text": "   ", "channel": "phone"})
+    assert response.status_code == 200 and Document.objects.count() == 0
+    assert 'role="alert"' in response.content.decode()
+
+
+def test_upload_answers_json_per_file_and_refuses_binary(client: Any, actors: Any) -> None:
+    signed_in(client, actors.alice)
+    ok = client.post("/submit/upload/", {"file": SimpleUploadedFile("合同.txt", "第一条 违约责任".encode())})
+    assert ok.status_code == 201 and ok.json()["url"].startswith("/documents/")
+    again = client.post("/submit/upload/", {"file": SimpleUploadedFile("copy.txt", "第一条 违约责任".encode())})
+    assert again.status_code == 200 and again.json()["duplicate"] is True
+    bad = client.post("/submit/upload/", {"file": SimpleUploadedFile("x.txt", b"\x00\x01\x02\xff" * 64)})
+    assert bad.status_code == 422 and bad.json()["error"]["code"]
+    stored = Document.objects.get()
+    stored_name = str(stored.original.name)
+    assert stored_name.endswith(".bin") and "合同" not in stored_name
+
+
+def test_oversized_upload_is_refused_with_413_json(client: Any, actors: Any, settings: Any) -> None:
+    settings.DOCGATE_MAX_UPLOAD_BYTES = 1000
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2000
+    signed_in(client, actors.alice)
+    response = client.post("/submit/upload/", {"file": SimpleUploadedFile("big.txt", "甲".encode() * 2000)})
+    assert response.status_code == 413 and response.json()["error"]["code"] == "file_too_large"
+    assert Document.objects.count() == 0
+
+
+def test_upload_requires_csrf(actors: Any) -> None:
+    from django.test import Client
+
+    client = signed_in(Client(enforce_csrf_checks=True), actors.alice)
+    response = client.post("/submit/upload/", {"file": SimpleUploadedFile("a.txt", "甲方".encode())})
+    assert response.status_code == 403
+
+
+def test_result_shows_script_as_text_and_masks_pii_for_the_submitter(client: Any, actors: Any) -> None:
+    document = ran(actors)
+    body = signed_in(client, actors.alice).get(f"/documents/{document.pk}/").content.decode()
+    assert "<script>alert" not in body and "&lt;script&gt;alert" in body
+    assert "13812345678" not in body
+    assert 'class="f-rule' in body and "data-testid=\"gate-decision\"" in body
+
+
+def test_reviewer_sees_pii_in_full(client: Any, actors: Any) -> None:
+    document = ran(actors)
+    assert "13812345678" in signed_in(client, actors.rita).get(f"/documents/{document.pk}/").content.decode()
+
+
+def test_outsider_cannot_read_another_organisations_result(client: Any, actors: Any) -> None:
+    document = ran(actors)
+    assert signed_in(client, actors.oscar).get(f"/documents/{document.pk}/").status_code == 404
+
+
+def test_submitter_cannot_open_the_review_queue(client: Any, actors: Any) -> None:
+    assert signed_in(client, actors.alice).get("/review/").status_code == 403
+
+
+def test_reviewer_claims_corrects_and_finalizes_and_the_submitter_sees_version_2(client: Any, actors: Any) -> None:
+    document = ran(actors)
+    task = ReviewTask.objects.get(document=document)
+    signed_in(client, actors.rita)
+    assert str(task.pk) in client.get("/review/").content.decode()
+    client.post(f"/review/{task.pk}/claim/")
+    finding = document.latest_result().data["findings"][0]  # type: ignore[union-attr]
+    client.post(f"/review/{task.pk}/decide/", {"finding_id": finding["id"], "decision": "correct", "label": "城乡建设"})
+    client.post(f"/review/{task.pk}/response/", {"text": "已转交城管部门处理。"})
+    page = client.get(f"/review/{task.pk}/").content.decode()
+    assert "review.finding_decided" in page and "城乡建设" in page
+    response = client.post(f"/review/{task.pk}/finalize/")
+    assert response.status_code == 302 and response["Location"].endswith("?v=2")
+    body = signed_in(client, actors.alice).get(f"/documents/{document.pk}/").content.decode()
+    assert 'data-testid="result-version">版本 2' in body or "Version 2" in body
+    assert "已转交城管部门处理。" in body and Job.objects.get(document=document).state == "done"
+
+
+def test_org_switcher_changes_the_organisation(client: Any, actors: Any) -> None:
+    Membership.objects.create(user=actors.alice, organisation=actors.globex, role=Role.SUBMITTER)
+    document = ran(actors)
+    signed_in(client, actors.alice)
+    assert client.get(f"/documents/{document.pk}/").status_code == 200
+    client.post("/organisation/switch/", {"organisation": "globex", "next": "/jobs/"})
+    assert client.get(f"/documents/{document.pk}/").status_code == 404
+    client.post("/organisation/switch/", {"organisation": "not-mine"})
+    assert client.session["organisation_slug"] == "globex"
+
+
+def test_admin_creates_a_key_shown_once_and_revokes_it(client: Any, actors: Any) -> None:
+    signed_in(client, actors.oscar)
+    client.post("/organisation/keys/", {"name": "hotline CRM"})
+    first = client.get("/organisation/").content.decode()
+    key = ApiKey.objects.get(name="hotline CRM")
+    assert f"dg_{key.prefix}." in first
+    assert f"dg_{key.prefix}." not in client.get("/organisation/").content.decode()
+    client.post(f"/organisation/keys/{key.pk}/revoke/")
+    key.refresh_from_db()
+    assert key.revoked_at is not None
+
+
+def test_admin_configures_the_webhook_and_sees_the_secret_once(client: Any, actors: Any, settings: Any) -> None:
+    settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE = True
+    signed_in(client, actors.oscar)
+    response = client.post("/organisation/webhook/", {"url": "http://127.0.0.1:9/hook", "active": "on"})
+    assert response.status_code == 302
+    assert "whsec_" in client.get("/organisation/").content.decode()
+
+
+def test_non_admin_cannot_manage_the_organisation(client: Any, actors: Any) -> None:
+    assert signed_in(client, actors.rita).get("/organisation/").status_code == 403
