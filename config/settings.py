@@ -220,5 +220,6 @@ LOGGING = {
     "filters": {"mask_pii": {"()": "contracts.logfilters.PiiMaskingFilter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["mask_pii"]}},
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # httpx logs every LLM and tokenizer request at INFO; DocGate records what matters in provenance.
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }
