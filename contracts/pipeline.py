@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from contracts.audit import audit_record
 from contracts.decision_stages import GateStage, MergeStage
@@ -60,8 +61,10 @@ class Stage(Protocol):
 
 
 def pipeline_stages() -> list[Stage]:
-    """Return the ordered stages every job runs."""
-    return [ExtractionStage(), NormalizeStage(), RulesStage(), LLMStage(), GateStage(), MergeStage()]
+    """Return the ordered stages every job runs, then any `DOCGATE_EXTRA_STAGES` (dotted class paths)."""
+    # Test-only hook, not a product setting: fault tests add a stage that pauses so a worker can be killed mid-job.
+    extra = [import_string(path)() for path in getattr(settings, "DOCGATE_EXTRA_STAGES", ())]
+    return [ExtractionStage(), NormalizeStage(), RulesStage(), LLMStage(), GateStage(), MergeStage(), *extra]
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,13 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from contracts.api.auth import request_api_key, request_organisation, request_user
 from contracts.api.errors import error_response
+from contracts.api.parsers import BoundedJSONParser
 from contracts.api.serializers import (
     DocumentDetailSerializer,
     DocumentFilterSerializer,
@@ -56,7 +57,7 @@ def _upload_too_large(request: Request) -> bool:
 class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Submit documents, list and read them, and fetch their latest result."""
 
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [BoundedJSONParser, MultiPartParser, FormParser]
     lookup_value_regex = "[0-9a-fA-F-]{36}"
 
     def get_queryset(self) -> QuerySet[Document]:

@@ -1,0 +1,103 @@
+"""Hostile input the intake API must refuse with a clear JSON 4xx and nothing stored (complements test_intake)."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pypdf import PdfWriter
+
+from contracts.models import Document
+from tests.api.test_intake import URL, assert_nothing_stored, upload
+from tests.files import pdf_bytes
+
+pytestmark = pytest.mark.django_db
+
+
+def blank_pdf(pages: int) -> bytes:
+    """A real PDF with `pages` empty pages."""
+    writer = PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=72, height=72)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def assert_refused(response: Any, status: int, code: str | None = None) -> dict[str, Any]:
+    assert response.status_code == status, response.content[:500]
+    error = response.json()["error"]
+    assert error["message"]
+    if code is not None:
+        assert error["code"] == code
+    return dict(error)
+
+
+def test_pdf_claiming_ten_million_pages_is_read_by_its_real_pages_quickly(acme_api: Any) -> None:
+    # The page tree is walked, not trusted: a lying /Count costs nothing and cannot trigger a huge loop.
+    lying = pdf_bytes(["Contract"]).replace(b"/Count 1", b"/Count 10000000")
+    started = time.perf_counter()
+    response = upload(acme_api, "huge.pdf", lying)
+    assert time.perf_counter() - started < 10
+    assert response.status_code == 201, response.json()
+    assert "Contract" in Document.objects.get(pk=response.json()["document"]["id"]).text
+
+
+def test_pdf_with_more_real_pages_than_the_limit_is_a_413(acme_api: Any, settings: Any) -> None:
+    assert_refused(upload(acme_api, "long.pdf", blank_pdf(settings.DOCGATE_MAX_PDF_PAGES + 100)), 413, "too_many_pages")
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+def test_fifty_megabyte_upload_is_a_413_before_parsing(acme_api: Any, settings: Any) -> None:
+    response = upload(acme_api, "big.txt", b"a" * (50 * 1024 * 1024))
+    assert_refused(response, 413, "file_too_large")
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000], ids=["thousand", "hundred-thousand"])
+def test_deeply_nested_json_body_is_a_400_not_a_crash(acme_api: Any, settings: Any, depth: int) -> None:
+    body = '{"kind": "ticket", "text": "路灯坏了", "metadata": {"x": ' + "[" * depth + "]" * depth + "}}"
+    response = acme_api.generic("POST", URL, body, content_type="application/json")
+    assert_refused(response, 400)
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"kind": "ticket", "text": "\xff\xfe\xfa"}', b"[1, 2, 3]", b'"just a string"'],
+    ids=["invalid-utf8-json", "json-array", "json-string"],
+)
+def test_json_body_that_is_not_a_utf8_object_is_a_400(acme_api: Any, settings: Any, body: bytes) -> None:
+    assert_refused(acme_api.generic("POST", URL, body, content_type="application/json"), 400)
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+def test_utf16_without_a_byte_order_mark_is_refused_as_binary(acme_api: Any, settings: Any) -> None:
+    data = "第一条 合同期限为一年。".encode("utf-16-le")
+    assert_refused(upload(acme_api, "contract.txt", data), 422, "binary_content")
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+def test_lone_surrogates_in_json_text_are_a_400_naming_the_fields(acme_api: Any, settings: Any) -> None:
+    body = json.dumps({"kind": "ticket", "text": "路灯坏了\ud800请维修\udfff。", "title": "标题\ud83d"})
+    error = assert_refused(acme_api.generic("POST", URL, body, content_type="application/json"), 400, "invalid")
+    assert set(error["fields"]) == {"text", "title"}
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["..\\..\\windows\\system32\\config", "/etc/shadow", "../" * 40 + "x.txt", "a" * 600 + ".txt", "合同\x00.exe.txt"],
+    ids=["windows-traversal", "absolute-path", "deep-traversal", "overlong-name", "nul-in-name"],
+)
+def test_hostile_file_names_never_become_storage_paths(acme_api: Any, settings: Any, name: str) -> None:
+    response = upload(acme_api, name, f"第一条 付款方式：银行转账。{len(name)}".encode())
+    assert response.status_code == 201, response.json()
+    document = Document.objects.get(pk=response.json()["document"]["id"])
+    stored = Path(document.original.path).resolve()
+    assert stored.is_relative_to(Path(settings.MEDIA_ROOT).resolve())
+    assert len(document.original_name) <= 255 and "\x00" not in document.original_name

@@ -1,0 +1,78 @@
+"""Intake API bench: POST /api/v1/documents/ (validation, dedupe, storage, audit, enqueue) against a raw insert.
+
+Run: `python -m tests.benchmarks.bench_intake` (throw-away SQLite, in-process Django test client; one JSON object).
+The baseline is `Document.objects.create` + `Job.objects.create` of the same text in the same run, so the ratio
+is what the API layer and the intake service cost on top of storing the rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tests.benchmarks.django_bench import contract_text, django_bench_setup
+
+SIZES = {"small_200_chars": 200, "medium_20k_chars": 20_000, "large_500k_chars": 500_000}
+REQUESTS = {"small_200_chars": 200, "medium_20k_chars": 60, "large_500k_chars": 8}
+
+
+def per_op_ms(operation: Callable[[int], None], count: int, offset: int) -> float:
+    started = time.perf_counter()
+    for n in range(count):
+        operation(offset + n)
+    return (time.perf_counter() - started) * 1000 / count
+
+
+def main() -> int:
+    """Print ms per submission through the API and through a raw insert, per document size."""
+    organisation, key = django_bench_setup()
+    from rest_framework.test import APIClient
+
+    from contracts.models import Document, Job
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
+    report: dict[str, Any] = {"transport": "Django test client (in-process WSGI), SQLite", "sizes": {}}
+    salt = 0
+    for label, chars in SIZES.items():
+        count = REQUESTS[label]
+        texts = {n: contract_text(chars, n) for n in range(salt, salt + 2 * count + 1)}
+
+        def api_submit(n: int, texts: dict[int, str] = texts) -> None:
+            response = client.post("/api/v1/documents/", {"kind": "contract", "text": texts[n]}, format="json")
+            assert response.status_code == 201, response.content[:300]
+
+        def raw_insert(n: int, texts: dict[int, str] = texts) -> None:
+            text = texts[n]
+            document = Document.objects.create(
+                organisation=organisation, kind="contract", source="api", text=text,
+                sha256=hashlib.sha256(text.encode()).hexdigest(), size_bytes=len(text.encode()),
+            )  # fmt: skip
+            Job.objects.create(organisation=organisation, document=document)
+
+        api_submit(salt + 2 * count)  # warm-up
+        api_ms = per_op_ms(api_submit, count, salt)
+        raw_ms = per_op_ms(raw_insert, count, salt + count)
+        report["sizes"][label] = {
+            "chars": chars,
+            "requests": count,
+            "api_ms_per_submission": round(api_ms, 2),
+            "api_submissions_per_s": round(1000 / api_ms, 1),
+            "raw_insert_ms": round(raw_ms, 2),
+            "ratio_api_over_raw_insert": round(api_ms / raw_ms, 2),
+        }
+        salt += 2 * count + 1
+    sizes = report["sizes"]
+    report["growth_large_over_small_ms"] = round(
+        sizes["large_500k_chars"]["api_ms_per_submission"] / sizes["small_200_chars"]["api_ms_per_submission"], 1
+    )
+    json.dump(report, sys.stdout, ensure_ascii=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

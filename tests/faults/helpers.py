@@ -1,0 +1,128 @@
+"""Helpers for fault tests: a worker settings module with a pause stage, beat, process lookup, a Redis restart."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tests.workers import ROOT, test_database_url, wait_until
+
+# The command DESIGN.md gives for starting the local Redis.
+REDIS_START = [
+    "redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", "6379", "--save", "",
+    "--appendonly", "no", "--dir", "/var/lib/redis", "--logfile", "/var/log/redis/ci.log",
+]  # fmt: skip
+FAULT_APP_NAME = "docgate-fault-worker"
+
+
+def fault_worker_env(folder: Path, *, pause_s: float = 0.0, **overrides: str) -> dict[str, str]:
+    """Environment for a worker with short leases and, with `pause_s`, a pause stage after merge on attempt 1."""
+    (folder / "fault_settings.py").write_text(
+        "from config.settings import *  # noqa: F403\n"
+        'DOCGATE_EXTRA_STAGES = ["tests.faults.stages.PauseStage"]\n'
+        f"DOCGATE_FAULT_PAUSE_S = {pause_s!r}\n"
+    )
+    return {
+        "DJANGO_SETTINGS_MODULE": "fault_settings",
+        "PYTHONPATH": f"{folder}{os.pathsep}{ROOT}",
+        "DOCGATE_JOB_LEASE_S": "6",
+        "DOCGATE_JOB_QUEUED_DEADLINE_S": "3",
+        "DOCGATE_SWEEP_INTERVAL_S": "2",
+        "DOCGATE_RETRY_BACKOFF_S": "1",
+        "DOCGATE_WEBHOOK_ALLOW_PRIVATE": "true",
+        "PGAPPNAME": FAULT_APP_NAME,  # lets a test find (and drop) exactly the worker's database connections
+        **overrides,
+    }
+
+
+def child_pids(parent: int) -> list[int]:
+    """Return the ids of the live processes whose parent is `parent` (the prefork pool's children)."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent and fields[0] != "Z":
+            children.append(int(entry.name))
+    return children
+
+
+@contextmanager
+def celery_beat(*, extra_env: dict[str, str], folder: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """Run `celery beat` (the periodic sweeper's clock) on the test broker; stop it afterwards."""
+    from django.conf import settings
+
+    env = {
+        **os.environ,
+        "DATABASE_URL": test_database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "DOCGATE_DATA_DIR": str(settings.DATA_DIR),
+        **extra_env,
+    }
+    log = open(folder / "beat.log", "wb")  # noqa: SIM115 (closed below)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
+         "--schedule", str(folder / "beat-schedule")],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=10)
+        log.close()
+
+
+def redis_restart_losing_data(url: str) -> None:
+    """Shut the local Redis down without saving and start it again; always leaves it answering PONG."""
+    import pytest
+    import redis
+
+    client: Any = redis.Redis.from_url(url, socket_timeout=5)
+    if client.connection_pool.connection_kwargs.get("host") not in {"127.0.0.1", "localhost"} or not shutil.which(
+        "redis-server"
+    ):
+        pytest.skip("restarting Redis needs the local redis-server on 127.0.0.1:6379")
+    try:
+        with contextlib.suppress(redis.ConnectionError):  # the server closes the connection as it exits
+            client.shutdown(nosave=True)
+        assert wait_until(lambda: not _pong(client), timeout_s=15), "Redis did not stop"
+    finally:
+        Path("/var/lib/redis").mkdir(parents=True, exist_ok=True)
+        Path("/var/log/redis").mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + 30
+        while not _pong(client) and time.monotonic() < deadline:
+            subprocess.run(REDIS_START, check=False, capture_output=True)
+            wait_until(lambda: _pong(client), timeout_s=5)
+        assert _pong(client), "Redis did not come back"
+
+
+def _pong(client: Any) -> bool:
+    import redis
+
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+
+
+def log_tail(path: Path) -> str:
+    """The end of a worker log, for assertion messages."""
+    return path.read_text(errors="replace")[-4000:] if path.exists() else "(no log)"

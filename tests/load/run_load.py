@@ -1,0 +1,270 @@
+"""Bounded load run: N distinct submissions from C concurrent clients against gunicorn (2 workers) + Celery.
+
+Run: `DATABASE_URL=postgres://postgres@127.0.0.1:5432/docgate REDIS_URL=redis://127.0.0.1:6379/12 \
+      python -m tests.load.run_load --count 500 --clients 20`
+It creates its own database (`<name>_load_<pid>`, dropped afterwards), starts gunicorn on a free loopback port and
+Celery workers, submits, polls until every job is final, and prints one JSON object. The LLM is off (rules-only
+pipeline): the LLM is measured by `make bench` (bench_llm, bench_jobs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+FINAL = {"done", "needs_review", "failed"}
+TICKET = "第{n}号诉求：小区楼下餐馆夜间油烟和噪音扰民，已经反映{n}次仍未处理，请相关部门尽快解决。"
+CONTRACT = "第一条 合同编号HT-{n}。本合同有效期{m}年。\n第二条 违约方应支付合同总价款百分之{m}的违约金。"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Nearest-rank percentile of `values` (share in 0..1)."""
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(share * len(ordered) + 0.5) - 1))]
+
+
+@contextmanager
+def load_database(base_url: str) -> Iterator[str]:
+    """Create an empty database next to the one in `base_url`, yield its URL, drop it afterwards."""
+    import psycopg
+
+    parts = urlsplit(base_url)
+    name = f"{parts.path.lstrip('/') or 'docgate'}_load_{os.getpid()}"
+    admin = urlunsplit((parts.scheme.replace("postgres", "postgresql", 1) if parts.scheme == "postgres" else
+                        parts.scheme, parts.netloc, "/postgres", "", ""))  # fmt: skip
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit((parts.scheme, parts.netloc, f"/{name}", "", ""))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def child(command: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """Run a server process in its own session; SIGTERM (then SIGKILL) its group afterwards."""
+    out = open(log, "wb")  # noqa: SIM115 (closed below)
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=10)
+        out.close()
+
+
+def api_key_issue() -> str:
+    """Migrate the (empty) load database and return a fresh organisation API key."""
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request would drown the report
+    call_command("migrate", verbosity=0, interactive=False)
+    from contracts.models import ApiKey, Organisation
+
+    organisation = Organisation.objects.create(name="Load 测试", slug="load")
+    return ApiKey.issue(organisation=organisation, name="load")[1]
+
+
+def submit_all(base_url: str, key: str, count: int, clients: int) -> tuple[list[float], dict[int, int], list[str]]:
+    """Submit `count` distinct documents from `clients` threads; return latencies (ms), status counts, doc ids."""
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    ids: list[str] = []
+    lock = threading.Lock()
+    counter = iter(range(count))
+
+    def client_loop() -> None:
+        with httpx.Client(base_url=base_url, headers={"Authorization": f"Api-Key {key}"}, timeout=60) as http:
+            while True:
+                with lock:
+                    n = next(counter, None)
+                if n is None:
+                    return
+                body = (
+                    {"kind": "ticket", "text": TICKET.format(n=n), "reference": f"L-{n}"}
+                    if n % 2
+                    else {"kind": "contract", "text": CONTRACT.format(n=n, m=n % 9 + 1), "reference": f"L-{n}"}
+                )
+                started = time.perf_counter()
+                try:
+                    response = http.post("/api/v1/documents/", json=body)
+                    code = response.status_code
+                except httpx.HTTPError:
+                    code = 0
+                elapsed = (time.perf_counter() - started) * 1000
+                with lock:
+                    latencies.append(elapsed)
+                    statuses[code] = statuses.get(code, 0) + 1
+                    if code == 201:
+                        ids.append(response.json()["document"]["id"])
+
+    threads = [threading.Thread(target=client_loop) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return latencies, statuses, ids
+
+
+def run(count: int, clients: int, workers: int, timeout_s: float) -> dict[str, Any]:
+    base_db = os.environ.get("DATABASE_URL", "")
+    redis_url = os.environ.get("REDIS_URL", "")
+    if not base_db.startswith("postgres") or not redis_url:
+        raise SystemExit("set DATABASE_URL=postgres://… and REDIS_URL=redis://… (loopback services)")
+    import redis
+
+    broker = redis.Redis.from_url(redis_url)
+    broker.flushdb()
+    with tempfile.TemporaryDirectory(prefix="docgate-load-") as tmp, load_database(base_db) as db_url:
+        folder = Path(tmp)
+        env = {
+            **os.environ,
+            "DATABASE_URL": db_url,
+            "REDIS_URL": redis_url,
+            "DOCGATE_DATA_DIR": str(folder),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "LLM_ENABLED": "false",
+            "PYTHONUNBUFFERED": "1",
+        }
+        os.environ.update({k: env[k] for k in ("DATABASE_URL", "DOCGATE_DATA_DIR", "DJANGO_SETTINGS_MODULE")})
+        os.environ["LLM_ENABLED"] = "false"
+        key = api_key_issue()
+        port = free_port()
+        base_url = f"http://127.0.0.1:{port}"
+        gunicorn = [sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}",
+                    "--timeout", "120"]  # fmt: skip
+        celery = [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel", "WARNING", "--concurrency",
+                  str(workers), "--without-gossip", "--without-mingle", "--without-heartbeat"]  # fmt: skip
+        with child(gunicorn, env, folder / "gunicorn.log"), child(celery, env, folder / "worker.log"):
+            if not _wait_ready(base_url, key):
+                raise SystemExit("gunicorn did not start:\n" + (folder / "gunicorn.log").read_text()[-2000:])
+            started = time.perf_counter()
+            latencies, statuses, ids = submit_all(base_url, key, count, clients)
+            submit_s = time.perf_counter() - started
+            final = _wait_final(ids, timeout_s)
+            wall_s = time.perf_counter() - started
+            report = _audit(ids)
+    broker.flushdb()
+    return {
+        "submitted": count,
+        "accepted": len(ids),
+        "statuses": {str(k): v for k, v in sorted(statuses.items())},
+        "clients": clients,
+        "gunicorn_workers": 2,
+        "celery_concurrency": workers,
+        "llm": "off (rules-only pipeline)",
+        "final": final,
+        **report,
+        "intake_ms": {
+            "p50": round(percentile(latencies, 0.50), 1),
+            "p90": round(percentile(latencies, 0.90), 1),
+            "p99": round(percentile(latencies, 0.99), 1),
+            "mean": round(statistics.fmean(latencies), 1),
+            "max": round(max(latencies), 1),
+        },
+        "intake_rps": round(len(latencies) / submit_s, 1),
+        "end_to_end_jobs_per_s": round(final / wall_s, 2),
+        "submit_s": round(submit_s, 1),
+        "wall_s": round(wall_s, 1),
+    }
+
+
+def _wait_ready(base_url: str, key: str, timeout_s: float = 60) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            response = httpx.get(f"{base_url}/api/v1/documents/", headers={"Authorization": f"Api-Key {key}"})
+            if response.status_code == 200:
+                return True
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    return False
+
+
+def _wait_final(ids: list[str], timeout_s: float) -> int:
+    from contracts.models import Job
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        final = Job.objects.filter(document_id__in=ids, state__in=FINAL).count()
+        if final >= len(ids) or time.monotonic() > deadline:
+            return final
+        time.sleep(0.5)
+
+
+def _audit(ids: list[str]) -> dict[str, Any]:
+    """Count lost jobs (not final, or final without a result) and doubles (per sha, per document)."""
+    from django.db.models import Count
+
+    from contracts.models import Document, Job, Result
+
+    not_final = Job.objects.filter(document_id__in=ids).exclude(state__in=FINAL).count()
+    without_result = Job.objects.filter(document_id__in=ids, state__in=["done", "needs_review"], results=None).count()
+    documents = Document.objects.filter(pk__in=ids)
+    states = dict(Job.objects.filter(document_id__in=ids).values_list("state").annotate(n=Count("id")))
+    return {
+        "states": states,
+        "lost": not_final + without_result + (len(ids) - documents.count()),
+        "duplicated": {
+            "documents_per_sha": documents.values("sha256").annotate(n=Count("id")).filter(n__gt=1).count(),
+            "jobs_per_document": documents.annotate(n=Count("jobs")).filter(n__gt=1).count(),
+            "results_per_document": Result.objects.filter(document_id__in=ids)
+            .values("document_id")
+            .annotate(n=Count("id"))
+            .filter(n__gt=1)
+            .count(),
+        },
+        "attempts_max": max(Job.objects.filter(document_id__in=ids).values_list("attempts", flat=True), default=0),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the load report; exit 1 when anything was lost, doubled or refused."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--count", type=int, default=500)
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--celery-concurrency", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for every job to be final")
+    args = parser.parse_args(argv)
+    report = run(args.count, args.clients, args.celery_concurrency, args.timeout)
+    print(json.dumps(report, ensure_ascii=False, indent=2))
+    doubled = sum(report["duplicated"].values())
+    return 0 if report["lost"] == 0 and doubled == 0 and report["accepted"] == args.count else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""A small load run in every test run, so the load script cannot rot: nothing lost, nothing doubled."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.workers import ROOT
+
+pytestmark = pytest.mark.integration
+
+
+def test_sixty_submissions_from_ten_clients_all_finish_once(real_services: dict[str, str]) -> None:
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    base = f"postgres://{database['USER'] or 'postgres'}@{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}"
+    # Its own database (created and dropped by the script) and its own Redis database, apart from the suite's.
+    env = {**os.environ, "DATABASE_URL": f"{base}/docgate_loadcheck", "REDIS_URL": real_services["redis_url"]}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    completed = subprocess.run(
+        [sys.executable, "-m", "tests.load.run_load", "--count", "60", "--clients", "10", "--timeout", "120"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    report = json.loads(completed.stdout)
+    assert report["accepted"] == report["final"] == 60
+    assert report["lost"] == 0
+    assert report["duplicated"] == {"documents_per_sha": 0, "jobs_per_document": 0, "results_per_document": 0}
+    assert report["intake_ms"]["p99"] > 0
