@@ -70,15 +70,21 @@ def celery_worker(
     try:
         yield process
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
+        process_group_stop(process, grace_s=20)
         if log_path:
             log.close()  # type: ignore[union-attr]
+
+
+def process_group_stop(process: subprocess.Popen[bytes], grace_s: float = 20) -> None:
+    """SIGTERM a child started with start_new_session and its group; SIGKILL them after `grace_s`."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
 
 
 def wait_until(predicate: Callable[[], bool], *, timeout_s: float, interval_s: float = 0.2) -> bool:

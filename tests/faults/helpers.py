@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -14,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.workers import ROOT, test_database_url, wait_until
+from tests.workers import ROOT, process_group_stop, test_database_url, wait_until
 
 # The command DESIGN.md gives for starting the local Redis.
 REDIS_START = [
@@ -80,13 +79,7 @@ def celery_beat(*, extra_env: dict[str, str], folder: Path) -> Iterator[subproce
     try:
         yield process
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
+        process_group_stop(process, grace_s=15)
         log.close()
 
 

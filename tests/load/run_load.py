@@ -13,7 +13,6 @@ import argparse
 import json
 import logging
 import os
-import signal
 import socket
 import statistics
 import subprocess
@@ -28,6 +27,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+
+from tests.workers import process_group_stop
 
 ROOT = Path(__file__).resolve().parents[2]
 FINAL = {"done", "needs_review", "failed"}
@@ -74,13 +75,7 @@ def child(command: list[str], env: dict[str, str], log: Path) -> Iterator[subpro
     try:
         yield process
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
+        process_group_stop(process, grace_s=20)
         out.close()
 
 
