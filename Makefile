@@ -49,7 +49,7 @@ lint: install-test
 	$(VENV)/bin/mypy .
 
 bench: install-test
-	$(PY) -m tests.benchmarks.run
+	@$(PY) -m tests.benchmarks.run
 
 clean:
 	rm -rf var/test .pytest_cache .mypy_cache .ruff_cache
