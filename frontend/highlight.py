@@ -43,8 +43,13 @@ def _span(value: Any, length: int) -> tuple[int, int] | None:
 
 
 def finding_spans(finding: Mapping[str, Any], length: int) -> list[tuple[int, int]]:
-    """Every span a finding points at: `span`, risk `spans`, and spans inside its evidence list."""
-    candidates: list[Any] = [finding.get("span")]
+    """Every span a finding points at: `span`, risk `spans`, and spans inside its evidence list.
+
+    A clause found by the rules marks the words that matched (`match_span`), not its whole article: contracts would
+    otherwise be one long highlight. The article span stays in the findings table.
+    """
+    primary = finding.get("match_span") if finding.get("kind") == "clause" else None
+    candidates: list[Any] = [primary if _span(primary, length) else finding.get("span")]
     candidates.extend(finding.get("spans") or [])
     evidence = finding.get("evidence")
     if isinstance(evidence, list):

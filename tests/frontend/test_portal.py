@@ -40,6 +40,17 @@ def test_highlighting_escapes_every_piece_and_splits_overlaps() -> None:
     assert html.count("<mark") == 3
 
 
+def test_a_rule_clause_marks_the_matched_words_not_its_whole_article() -> None:
+    text = "第八条 违约责任\n任何一方违约，应支付违约金。"
+    clause = {"id": "F1", "kind": "clause", "provenance": "rule", "span": [0, len(text)], "match_span": [4, 8]}
+    html = str(highlight_html(text, [clause]))
+    assert '<mark class="f-rule" data-finding="F1">违约责任</mark>' in html
+    assert html.count("<mark") == 1
+    # Without a usable match span the article itself is marked.
+    whole = str(highlight_html(text, [{**clause, "match_span": [40, 50]}]))
+    assert whole.startswith('<mark class="f-rule" data-finding="F1">第八条')
+
+
 def test_pii_masking_keeps_offsets() -> None:
     findings = [{"kind": "entity", "is_pii": True, "span": [2, 4]}]
     masked = pii_masked("联系张三", findings)
