@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -165,6 +166,27 @@ def test_a_60000_character_contract_chunks_to_fit_the_real_context_window(client
     assert text[start:end] == marker and text.index(marker) == start
 
 
+def assert_breaker_opens_and_recovers(client: LLMClient, server: Any) -> None:
+    """Stop the server: the breaker opens and fails fast; restart it: after the cool-down one trial call closes it."""
+    assert client.count_tokens("服务正常") > 0
+    server.stop()
+    with pytest.raises(LLMUnavailable, match="connection error"):
+        client.chat([{"role": "user", "content": "你好"}], max_tokens=4)
+    assert client.breaker.state == "open"
+    attempts_before = client.stats().http_attempts
+    started = time.perf_counter()
+    with pytest.raises(LLMUnavailable, match="circuit breaker is open"):
+        client.chat([{"role": "user", "content": "你好"}], max_tokens=4)
+    assert time.perf_counter() - started < 0.05
+    assert client.stats().http_attempts == attempts_before, "an open breaker makes no network call"
+    server.start()
+    time.sleep(client.config.breaker_cooldown_s)
+    assert client.breaker.state == "half_open"
+    assert client.chat([{"role": "user", "content": "你好"}], max_tokens=4).attempts == 1
+    snapshot = client.breaker.snapshot()
+    assert (snapshot.state, snapshot.openings) == ("closed", 1)
+
+
 def test_breaker_opens_when_the_server_dies_and_closes_after_it_returns() -> None:
     with local_llm_server(n_ctx=512) as server:
         config = LLMConfig(
@@ -178,21 +200,4 @@ def test_breaker_opens_when_the_server_dies_and_closes_after_it_returns() -> Non
             context_window_tokens=512,
             max_output_tokens=8,
         )
-        client = LLMClient(config)
-        assert client.count_tokens("服务正常") > 0
-        server.stop()
-        with pytest.raises(LLMUnavailable, match="connection error"):
-            client.chat([{"role": "user", "content": "你好"}], max_tokens=4)
-        assert client.breaker.state == "open"
-        attempts_before = client.stats().http_attempts
-        started = time.perf_counter()
-        with pytest.raises(LLMUnavailable, match="circuit breaker is open"):
-            client.chat([{"role": "user", "content": "你好"}], max_tokens=4)
-        assert time.perf_counter() - started < 0.05
-        assert client.stats().http_attempts == attempts_before, "an open breaker makes no network call"
-        server.start()
-        time.sleep(config.breaker_cooldown_s)
-        assert client.breaker.state == "half_open"
-        assert client.chat([{"role": "user", "content": "你好"}], max_tokens=4).attempts == 1
-        snapshot = client.breaker.snapshot()
-        assert (snapshot.state, snapshot.openings) == ("closed", 1)
+        assert_breaker_opens_and_recovers(LLMClient(config), server)

@@ -12,7 +12,6 @@ Skipped unless DOCGATE_VLLM=1; then a missing `tests/vllm/setup.sh` build fails 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,14 +20,19 @@ import pytest
 
 from inference.client import LLMClient
 from inference.config import LLMConfig
-from inference.errors import LLMUnavailable
 from inference.prompts import prompt_render
 from inference.results import LLMTaskResult, TaskRun
 from inference.schemas import clause_extraction_model
 from inference.tasks import cantonese_rewrite, clauses_extract, response_draft, ticket_classify
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
-from tests.inference.test_llm_server import CONTRACT, TICKET, assert_grounded, synthetic_contract
+from tests.inference.test_llm_server import (
+    CONTRACT,
+    TICKET,
+    assert_breaker_opens_and_recovers,
+    assert_grounded,
+    synthetic_contract,
+)
 from tests.vllm_server import VLLMServer, vllm_server
 
 pytestmark = pytest.mark.llm
@@ -206,20 +210,4 @@ def test_breaker_opens_when_vllm_stops_and_closes_after_it_returns(server: VLLMS
         max_output_tokens=8,
     )
     with LLMClient(config) as client:
-        assert client.count_tokens("服务正常") > 0
-        server.stop()
-        with pytest.raises(LLMUnavailable, match="connection error"):
-            client.chat([{"role": "user", "content": "你好"}], max_tokens=4)
-        assert client.breaker.state == "open"
-        attempts_before = client.stats().http_attempts
-        started = time.perf_counter()
-        with pytest.raises(LLMUnavailable, match="circuit breaker is open"):
-            client.chat([{"role": "user", "content": "你好"}], max_tokens=4)
-        assert time.perf_counter() - started < 0.05
-        assert client.stats().http_attempts == attempts_before, "an open breaker makes no network call"
-        server.start()
-        time.sleep(config.breaker_cooldown_s)
-        assert client.breaker.state == "half_open"
-        assert client.chat([{"role": "user", "content": "你好"}], max_tokens=4).attempts == 1
-        snapshot = client.breaker.snapshot()
-        assert (snapshot.state, snapshot.openings) == ("closed", 1)
+        assert_breaker_opens_and_recovers(client, server)

@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 
 from contracts.models import DeliveryState, WebhookDelivery
-from contracts.review import review_finding_decide, review_task_claim, review_task_finalize
 from contracts.webhooks import webhook_endpoint_configure
-from tests.api.test_review_workflow import needs_review_task
-from tests.unit.test_webhook_delivery import local_receiver
+from tests.unit.test_webhook_delivery import local_receiver, reviewed_result
 from tests.unit.test_webhook_signing import flip_last_hex_digit, readme_verify
 from tests.workers import ROOT, celery_worker, wait_until
 
@@ -35,17 +33,7 @@ def test_finalized_review_reaches_a_local_receiver_through_a_real_worker(
     with local_receiver() as receiver:
         _, secret = webhook_endpoint_configure(organisation=actors.acme, user=None, url=receiver.url)
         assert secret is not None
-        task = needs_review_task(actors)
-        review_task_claim(task_id=task.pk, user=actors.rita, organisation=actors.acme)
-        review_finding_decide(
-            task_id=task.pk,
-            user=actors.rita,
-            organisation=actors.acme,
-            finding_id="F2",
-            decision="correct",
-            corrected={"department": "城管局"},
-        )
-        review_task_finalize(task_id=task.pk, user=actors.rita, organisation=actors.acme)  # enqueues on commit
+        reviewed_result(actors)  # Rita corrects and finalizes; the delivery is enqueued on commit
 
         log = tmp_path / "worker.log"
         with celery_worker(extra_env=settings_allowing_loopback(tmp_path), log_path=log):
