@@ -124,16 +124,21 @@ class _Hit(NamedTuple):
 
 
 def _raw_hits(pack: ClausePack, structure: Structure) -> list[tuple[int, int, int]]:
-    """Run the automaton once: (rule index, start, end) of every hit outside drafting guidance."""
+    """Search once: (rule index, start, -end) of every hit outside drafting guidance, sorted.
+
+    The end is negated so that a plain sort orders each rule's hits by start, the longest first.
+    """
     raw: list[tuple[int, int, int]] = []
     guidance_starts, guidance_ends = structure.guidance_starts, structure.guidance_ends
-    for last, (length, rule_indexes) in pack.automaton.iter(structure.text):
-        start = last - length + 1
-        index = bisect.bisect_right(guidance_starts, start) - 1
-        if index >= 0 and start < guidance_ends[index]:
-            continue  # bracketed drafting guidance never stipulates anything
-        raw.extend((rule_index, start, last + 1) for rule_index in rule_indexes)
-    raw.sort(key=lambda hit: (hit[0], hit[1], -hit[2]))
+    rules_of = pack.automaton.values
+    for number, start, end in pack.automaton.occurrences(structure.text):
+        if guidance_starts:
+            index = bisect.bisect_right(guidance_starts, start) - 1
+            if index >= 0 and start < guidance_ends[index]:
+                continue  # bracketed drafting guidance never stipulates anything
+        for rule_index in rules_of[number]:
+            raw.append((rule_index, start, -end))
+    raw.sort()
     return raw
 
 
@@ -143,7 +148,8 @@ def _hits(pack: ClausePack, structure: Structure) -> list[_Hit]:
     scopes = _Scopes(folded)
     hits: list[_Hit] = []
     reach: dict[int, int] = {}
-    for index, start, end in _raw_hits(pack, structure):
+    for index, start, negative_end in _raw_hits(pack, structure):
+        end = -negative_end
         if end <= reach.get(index, -1):
             continue  # "商业秘密" inside "保守商业秘密" is the same words, judged once
         reach[index] = end

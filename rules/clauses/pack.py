@@ -1,4 +1,4 @@
-"""The clause rule pack: load `rules/packs/clauses.json` and build its single Aho-Corasick automaton."""
+"""The clause rule pack: load `rules/packs/clauses.json` and build its one Aho-Corasick term index."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import ahocorasick
-
 from rules.clauses.structure import fold
+from rules.terms import TermIndex
 
 PACK_PATH = Path(__file__).resolve().parents[1] / "packs" / "clauses.json"
 RULE_KINDS = ("keyword", "heading")
@@ -63,7 +62,7 @@ class ClausePack:
     clauses: dict[str, ClauseSpec]
     rules: tuple[ClauseRule, ...]
     context: ContextCues
-    automaton: Any  # ahocorasick.Automaton: value = (pattern length, tuple of rule indexes)
+    automaton: TermIndex[tuple[int, ...]]  # every pattern of every rule -> the indexes of the rules listing it
     # Per label, its cues merged into one alternation each: (negated before, negated after, referenced
     # before, referenced after); one search answers what searching each cue in turn would.
     status_cues: dict[str, StatusCues]
@@ -137,10 +136,7 @@ def pack_from_dict(data: dict[str, Any]) -> ClausePack:
     for index, rule in enumerate(rules):
         for pattern in rule.patterns:
             by_pattern.setdefault(pattern, []).append(index)
-    automaton = ahocorasick.Automaton()
-    for pattern, indexes in by_pattern.items():
-        automaton.add_word(pattern, (len(pattern), tuple(indexes)))
-    automaton.make_automaton()
+    automaton = TermIndex((pattern, tuple(indexes)) for pattern, indexes in by_pattern.items())
     context = data.get("context", {})
     cues = ContextCues(
         negated_before=_compile_all(context.get("negated_before", [])),

@@ -6,6 +6,8 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from rules.clauses.guidance import bracket_guidance, merge_spans, section_guidance
 
 # Full-width ASCII variants (！ … ～) and the ideographic space fold one-to-one onto ASCII, so a folded text
@@ -33,9 +35,15 @@ ARTICLE_MARK = re.compile("^\\s*(?:" + "|".join(f"(?P<m{n}>{p})" for n, p in enu
 _TITLE = re.compile(
     r"[^\s,;。:_()]{2,24}?(?<![为是于按由向])(?=\s*(?:[:_]|$|\s{2,}))|[^\s,;。:_()]{2,10}?(?=[.。]\s*$)"
 )
-_FIELD_LABEL = re.compile(r"^\s*([^\s,;。:_()]{2,10})\s*:")
+# A form field label ("付款方式:"), matched in place at a paragraph's start.
+_FIELD_AT = re.compile(r"\s*([^\s,;。:_()]{2,10})\s*:")
+# A character that is more than a blank, a slot, punctuation or a date to fill in.
+_CONTENT = re.compile(r"[^\s_×x.,;:。、()%\-—从自至起止到年月日元第种项]")
 _BLANK_RUN = re.compile(r"_{2,}|\s{3,}|×{2,}|x{2,}")
-_SENTENCE_END = re.compile(r"[。;!?](?:[\"')]*)|(?<![\d.])\.(?![\d.])|:(?=\s*(?:[①-⑳]|\(\d|\d[.、)]|$))")
+# Every alternative opens with a literal, so the regex engine skips straight to candidate marks.
+_SENTENCE_END = re.compile(
+    r"""。["')]*|;["')]*|!["')]*|\?["')]*|\.(?<![\d.]\.)(?![\d.])|:(?=\s*(?:[①-⑳]|\(\d|\d[.、)]|$))"""
+)
 _TERMINAL = "。;!?:)]\"'"
 # The marker pattern without its "^", to match a paragraph in place (text, start, end) without slicing it.
 _MARK_AT = re.compile(ARTICLE_MARK.pattern[1:])
@@ -47,24 +55,31 @@ _MAX_ARTICLE = 1500  # past this an "article" is a whole chapter: highlight the 
 
 
 _FOLDABLE = re.compile("[" + "".join(chr(code) for code in _FOLD_TABLE) + "]")
+# The same table as a lookup array over UTF-16 code units: folding becomes one vectorised gather. Surrogates
+# map to themselves, so characters outside the BMP pass through untouched.
+_FOLD_UNITS = np.arange(0x10000, dtype=np.uint16)
+_FOLD_UNITS[list(_FOLD_TABLE)] = list(_FOLD_TABLE.values())
 
 
 def fold(text: str) -> str:
     """Return text with full-width ASCII variants folded to ASCII; offsets are unchanged."""
-    # str.translate walks every character in Python-level lookups; replacing each distinct foldable
-    # character present (found by one C-level search each) runs at memchr speed on long documents.
-    found = _FOLDABLE.search(text)
-    while found is not None:
-        char = found.group()
-        text = text.replace(char, chr(_FOLD_TABLE[ord(char)]))
-        found = _FOLDABLE.search(text, found.start())
-    return text
+    if _FOLDABLE.search(text) is None:
+        return text
+    try:
+        units = np.frombuffer(text.encode("utf-16-le"), dtype=np.uint16)
+    except UnicodeEncodeError:  # a lone surrogate cannot be encoded; fold it the slow way
+        return text.translate(_FOLD_TABLE)
+    return _FOLD_UNITS[units].tobytes().decode("utf-16-le")
 
 
 def is_blank(text: str) -> bool:
     """True when text holds nothing but blanks, slots, punctuation and dates to fill (an unfilled template)."""
-    stripped = re.sub(r"[\s_×x.,;:。、()%\-—从自至起止到年月日元第种项]", "", _strip_brackets(text))
-    return not stripped
+    content = _CONTENT.search(text)
+    if content is None:
+        return True
+    if "(" not in text[: content.start()]:
+        return False  # written words before any bracket: not a drafting note, so not blank
+    return not _CONTENT.search(_strip_brackets(text))
 
 
 def blank_run(text: str) -> bool:
@@ -109,7 +124,8 @@ class Structure:
     guidance_ends: list[int]
     article_starts: list[int]
     article_ends: list[int]
-    _headings: dict[int, Heading | None] = field(default_factory=dict)
+    _titles: dict[int, tuple[int, int, bool] | None] = field(default_factory=dict)
+    _headings: dict[int, Heading] = field(default_factory=dict)
     _sentence_ends: dict[int, list[int]] = field(default_factory=dict)
 
     def position(self, offset: int) -> int:
@@ -145,12 +161,8 @@ class Structure:
             return first, first
         ends = self._sentence_ends.get(position)
         if ends is None:
-            ends = []
-            for match in _SENTENCE_END.finditer(self.text, first):
-                if match.start() >= last:
-                    break
-                ends.append(match.end())
-            self._sentence_ends[position] = ends
+            # Searching up to the paragraph's end finds the same ends: text after it is whitespace.
+            ends = self._sentence_ends[position] = [m.end() for m in _SENTENCE_END.finditer(self.text, first, last)]
         index = bisect.bisect_right(ends, offset)
         end = ends[index] if index < len(ends) else last
         start = ends[index - 1] if index else first
@@ -161,13 +173,21 @@ class Structure:
         return self.heading_in(self.position(start), start, end)
 
     def heading_in(self, position: int, start: int, end: int) -> Heading | None:
-        """Return the heading of paragraph position when its title contains [start, end)."""
-        if position not in self._headings:
-            self._headings[position] = _heading(self, position)
-        heading = self._headings[position]
-        if heading is not None and heading.title_start <= start and end <= heading.title_end:
-            return heading
-        return None
+        """Return the heading of paragraph position when its title contains [start, end).
+
+        The title is found first (one anchored match); the article it opens and whether that is an unfilled
+        slot are settled only for a title a hit actually lands in.
+        """
+        if position in self._titles:
+            title = self._titles[position]
+        else:
+            title = self._titles[position] = _title(self, position)
+        if title is None or not (title[0] <= start and end <= title[1]):
+            return None
+        heading = self._headings.get(position)
+        if heading is None:
+            heading = self._headings[position] = _heading(self, position, *title)
+        return heading
 
     def in_guidance(self, offset: int) -> bool:
         """True when offset lies inside bracketed or trailing drafting guidance."""
@@ -189,23 +209,37 @@ class Structure:
         return self.paragraph_ends[stop - 1]
 
 
-def _heading(structure: Structure, position: int) -> Heading | None:
-    """Find the heading title after a paragraph's article marker or form field label ("付款方式:")."""
+def _title(structure: Structure, position: int) -> tuple[int, int, bool] | None:
+    """Find the heading title after a paragraph's article marker or form field label ("付款方式:").
+
+    Returns (title start, title end, numbered) or None; only the paragraph's first line can hold a title.
+    """
     text = structure.text
     start, end = structure.paragraph_starts[position], structure.paragraph_ends[position]
     line_end = text.find("\n", start, end)
-    line = text[start : end if line_end == -1 else line_end]
-    mark = ARTICLE_MARK.match(line)
-    found = _TITLE.match(line, mark.end()) if mark else _FIELD_LABEL.match(line)
+    line_end = end if line_end == -1 else line_end
+    # A paragraph without a marker level cannot open with one on its first line either.
+    mark = _MARK_AT.match(text, start, line_end) if structure.levels[position] is not None else None
+    found = _TITLE.match(text, mark.end(), line_end) if mark else _FIELD_AT.match(text, start, line_end)
     if found is None:
         return None
     group = 0 if mark else 1
-    title_start, title_end = start + found.start(group), start + found.end(group)
+    return found.start(group), found.end(group), mark is not None
+
+
+def _heading(structure: Structure, position: int, title_start: int, title_end: int, numbered: bool) -> Heading:
+    """Settle the article a title opens and whether its body is an unfilled slot."""
     article_end = structure.article_end(position)
-    body_blank = is_blank(text[title_end:article_end])
+    body_blank = is_blank(structure.text[title_end:article_end])
     level = structure.levels[position]
     return Heading(
-        start, title_start, title_end, article_end, body_blank, mark is not None, 9 if level is None else level
+        structure.paragraph_starts[position],
+        title_start,
+        title_end,
+        article_end,
+        body_blank,
+        numbered,
+        9 if level is None else level,
     )
 
 

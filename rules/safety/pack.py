@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import ahocorasick
-
+from rules.terms import TermIndex
 from rules.tickets.pack import fold_text
 
 PACKS_DIR = Path(__file__).resolve().parents[1] / "packs"
@@ -76,7 +75,7 @@ class SafetyPack:
     version: str
     rules: tuple[SafetyRule, ...]
     scoring: Scoring
-    automaton: ahocorasick.Automaton
+    automaton: TermIndex[tuple[tuple[int, ...], tuple[str, ...]]]  # term -> (rule indices, cue names)
     # (rule index or -1, cue name or "", compiled pattern): the few rules and cues that need a regex.
     patterns: tuple[tuple[int, str, re.Pattern[str]], ...]
     # Per pattern, the characters a match can start with (None: any): a text holding none of them skips it.
@@ -88,10 +87,7 @@ class SafetyPack:
     @property
     def terms(self) -> tuple[str, ...]:
         """Every distinct literal term of the pack, rules and cues (the benchmark's naive baseline loops over these)."""
-        words: set[str] = set()
-        for _key, value in self.automaton.items():
-            words.add(value[0])
-        return tuple(sorted(words))
+        return tuple(sorted(self.automaton.terms))
 
 
 def _alternation(words: list[str]) -> re.Pattern[str]:
@@ -227,8 +223,8 @@ def _merged(patterns: Sequence[str]) -> re.Pattern[str]:
 
 def _build_matchers(
     rules: tuple[SafetyRule, ...], cues: dict[str, dict], exclusions: list[str]
-) -> tuple[ahocorasick.Automaton, tuple[tuple[int, str, re.Pattern[str]], ...]]:
-    """One automaton over rule, cue and exclusion terms: term -> (term, rule indices, cue names); regexes aside.
+) -> tuple[TermIndex[tuple[tuple[int, ...], tuple[str, ...]]], tuple[tuple[int, str, re.Pattern[str]], ...]]:
+    """One automaton over rule, cue and exclusion terms: term -> (rule indices, cue names); regexes aside.
 
     An exclusion is a longer everyday word that contains a rule term ("人畜" holds "畜生"'s 畜): it is stored
     as the cue name EXCLUSION, and a rule hit inside it is dropped.
@@ -250,10 +246,10 @@ def _build_matchers(
             patterns.append((-1, name, _merged(list(spec["patterns"]))))
     for term in exclusions:
         cue_terms.setdefault(fold_text(term), []).append(EXCLUSION)
-    automaton = ahocorasick.Automaton()
-    for term in rule_terms.keys() | cue_terms.keys():
-        automaton.add_word(term, (term, tuple(rule_terms.get(term, ())), tuple(cue_terms.get(term, ()))))
-    automaton.make_automaton()
+    automaton = TermIndex(
+        (term, (tuple(rule_terms.get(term, ())), tuple(cue_terms.get(term, ()))))
+        for term in sorted(rule_terms.keys() | cue_terms.keys())
+    )
     return automaton, tuple(patterns)
 
 

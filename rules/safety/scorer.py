@@ -68,11 +68,10 @@ def _scan(folded: str, pack: SafetyPack) -> tuple[list[_Candidate], dict[str, li
     """Rule occurrences and cue spans (by cue name) from the automaton pass and the pack's few regexes."""
     candidates: list[_Candidate] = []
     cues: dict[str, list[Cue]] = {}
-    for end_index, (term, rule_indices, cue_names) in pack.automaton.iter(folded):
-        start = end_index - len(term) + 1
-        candidates.extend(_Candidate(index, start, end_index + 1) for index in rule_indices)
+    for (rule_indices, cue_names), start, end in pack.automaton.find(folded):
+        candidates.extend(_Candidate(index, start, end) for index in rule_indices)
         for name in cue_names:
-            cues.setdefault(name, []).append((start, end_index + 1))
+            cues.setdefault(name, []).append((start, end))
     # Only the regexes whose first character occurs in the text can match; the rest are not run.
     if pack.head_index or pack.headless:
         chosen = set(pack.headless)

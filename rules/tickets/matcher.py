@@ -42,10 +42,11 @@ def term_hits(text: str, pack: TicketRulePack, labels: Collection[str] | None = 
     """All term occurrences in one automaton pass; a hit nested inside a longer hit of its level-1 is dropped."""
     rules = pack.rules
     hits: list[RawHit] = []
-    for end_index, (term, rule_indices) in pack.automaton.iter(fold_text(text)):
-        start = end_index - len(term) + 1
-        for index in rule_indices:
-            hits.append((rules[index].level1, start, -(end_index + 1), term, index))
+    terms, rules_of = pack.automaton.terms, pack.automaton.values
+    for number, start, end in pack.automaton.occurrences(fold_text(text)):
+        term = terms[number]
+        for index in rules_of[number]:
+            hits.append((rules[index].level1, start, -end, term, index))
     if labels is not None:
         allowed = frozenset(labels)
         hits = [hit for hit in hits if hit[0] in allowed]

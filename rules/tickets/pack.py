@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import ahocorasick
-
+from rules.terms import TermIndex
 from rules.tickets.taxonomy import GENERIC_NAMES, PACKS_DIR, Taxonomy, load_taxonomy
 
 RULES_PATH = PACKS_DIR / "tickets.json"
@@ -51,7 +50,7 @@ class TicketRulePack:
     version: str
     rules: tuple[TicketRule, ...]
     scoring: Scoring
-    automaton: ahocorasick.Automaton
+    automaton: TermIndex[tuple[int, ...]]
     taxonomy: Taxonomy
 
     @property
@@ -133,17 +132,13 @@ def validate_rules(rules: tuple[TicketRule, ...], taxonomy: Taxonomy) -> None:
             seen.add((rule.level1, term))
 
 
-def build_automaton(rules: tuple[TicketRule, ...]) -> ahocorasick.Automaton:
-    """One automaton over all terms; each term maps to (term, indices of the rules that list it)."""
+def build_automaton(rules: tuple[TicketRule, ...]) -> TermIndex[tuple[int, ...]]:
+    """One automaton over all terms; each term maps to the indices of the rules that list it."""
     by_term: dict[str, list[int]] = {}
     for index, rule in enumerate(rules):
         for term in rule.terms:
             by_term.setdefault(term, []).append(index)
-    automaton = ahocorasick.Automaton()
-    for term, indices in by_term.items():
-        automaton.add_word(term, (term, tuple(indices)))
-    automaton.make_automaton()
-    return automaton
+    return TermIndex((term, tuple(indices)) for term, indices in by_term.items())
 
 
 def pack_from_dict(data: dict, taxonomy: Taxonomy) -> TicketRulePack:

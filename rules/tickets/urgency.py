@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import ahocorasick
-
+from rules.terms import TermIndex
 from rules.tickets.pack import fold_text
 from rules.tickets.taxonomy import PACKS_DIR
 
@@ -44,7 +43,7 @@ class UrgencyPack:
     """Cue automaton and negation settings."""
 
     version: str
-    automaton: ahocorasick.Automaton
+    automaton: TermIndex[tuple[str, str, str]]  # folded term -> (cue id, kind, severity)
     negation: re.Pattern[str]
     pseudo_negation: re.Pattern[str]
     clause_break: re.Pattern[str]
@@ -57,16 +56,16 @@ def load_urgency_pack(path: Path = URGENCY_PATH) -> UrgencyPack:
     with open(path, encoding="utf-8") as handle:
         data = json.load(handle)
     try:
-        automaton = ahocorasick.Automaton()
+        entries: dict[str, tuple[str, str, str]] = {}
         for cue in data["cues"]:
             if cue["severity"] not in LEVELS[1:]:
                 raise ValueError(f"{cue['id']}: severity must be high or urgent")
             for term in cue["terms"]:
                 folded = fold_text(term)
-                if automaton.exists(folded):
+                if folded in entries:
                     raise ValueError(f"{cue['id']}: urgency term {term!r} is listed twice")
-                automaton.add_word(folded, (folded, cue["id"], cue["kind"], cue["severity"]))
-        automaton.make_automaton()
+                entries[folded] = (cue["id"], cue["kind"], cue["severity"])
+        automaton = TermIndex(entries.items())
         # Longest alternatives first so "不存在" is tried before "不".
         negations = sorted(data["negations"], key=len, reverse=True)
         pseudo = sorted(data["pseudo_negations"], key=len, reverse=True)
@@ -98,9 +97,8 @@ def urgency_cues(text: str, *, pack: UrgencyPack | None = None) -> Urgency:
     pack = pack or load_urgency_pack()
     folded = fold_text(text)
     found: list[UrgencyCue] = []
-    for end_index, (term, rule_id, kind, severity) in pack.automaton.iter(folded):
-        start = end_index - len(term) + 1
-        found.append(UrgencyCue(rule_id, kind, severity, text[start : end_index + 1], start, end_index + 1))
+    for (rule_id, kind, severity), start, end in pack.automaton.find(folded):
+        found.append(UrgencyCue(rule_id, kind, severity, text[start:end], start, end))
     # "安全隐患" already says what "隐患" would: keep the longest of nested hits.
     found.sort(key=lambda cue: (cue.start, -(cue.end - cue.start)))
     kept: list[UrgencyCue] = []
