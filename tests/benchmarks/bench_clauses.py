@@ -1,9 +1,12 @@
-"""Benchmark: clause_matches end to end against a naive per-pattern matcher, at 10K/100K/1M chars.
+"""Benchmark: clause matching on normalized contract text, 1K to 1M characters, against naive baselines.
 
-The headline ratio is end to end: the naive baseline does the same job naively — for every pattern of the
-pack it scans the whole (folded) text with re.finditer, cuts each hit's sentence and paragraph out by scanning
-outward, and applies the same rule conditions and negation/reference cues. The search step alone (one
-Aho-Corasick pass against one re.finditer pass per pattern) is reported as a secondary figure.
+The baseline the matcher's design answers is the naive scan: one regex search per pattern over the text
+(re.finditer, since a clause can occur more than once). The headline ratio is the matcher's search step, one
+Aho-Corasick pass that finds every occurrence of every pattern, against that scan; both must find the same
+hits. The end-to-end figure times clause_matches as a whole against a naive matcher that runs the same scan
+and then, hit by hit, cuts the sentence and paragraph out by scanning outward and applies the same rule
+conditions and negation/reference cues; the structure work (articles, headings, drafting guidance) is on
+DocGate's side only.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import re
 import sys
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from rules.clauses import NEGATED, REFERENCED, STIPULATED, clause_matches, load_pack
@@ -21,10 +23,12 @@ from rules.clauses.matcher import forum_is_named
 from rules.clauses.pack import ClausePack, ClauseRule
 from rules.clauses.structure import fold
 from rules.evaluation.common import jsonl_rows
+from rules.normalize import normalize
+from tests.benchmarks.measure import SIZES
 from tests.shared_data import shared_file
 
-SIZES = (10_000, 100_000, 1_000_000)
 REPEAT = 3
+MIN_CHARS_PER_TIMING = 200_000  # small documents are timed over several calls, so each timing is measurable
 _MARKS = "。;!?"
 
 NaiveHit = tuple[str, str, int, int, tuple[int, int], str, str]
@@ -75,20 +79,31 @@ def naive_clause_matches(text: str, pack: ClausePack) -> list[NaiveHit]:
     return found
 
 
-def naive_search(folded: str, patterns: list[str]) -> int:
-    """Baseline search: one re.finditer pass per pattern; return the number of hits."""
-    return sum(1 for pattern in patterns for _ in re.finditer(re.escape(pattern), folded))
+def naive_search(folded: str, patterns: list[str]) -> list[tuple[int, str]]:
+    """Baseline search: one re.finditer pass per pattern; every (start, pattern) hit."""
+    return [(match.start(), pattern) for pattern in patterns for match in re.finditer(re.escape(pattern), folded)]
 
 
-def automaton_search(folded: str, pack: ClausePack) -> int:
-    """The matcher's search: one Aho-Corasick pass for every pattern; return the number of hits."""
-    return len(pack.automaton.occurrences(folded))
+def automaton_search(folded: str, pack: ClausePack) -> list[tuple[int, str]]:
+    """The matcher's search: one Aho-Corasick pass for every pattern; every (start, pattern) hit."""
+    terms = pack.automaton.terms
+    return [(start, terms[number]) for number, start, _end in pack.automaton.occurrences(folded)]
 
 
 def _document(texts: list[str], size: int) -> str:
     """Repeat the contract texts until the document has size characters."""
     joined = "\n\n".join(texts)
     return (joined * (size // len(joined) + 1))[:size]
+
+
+def _calls(function: Callable[..., Any], argument: Any, *rest: Any, times: int) -> Callable[[], None]:
+    """Return a callable that runs function(argument, *rest) times times."""
+
+    def run() -> None:
+        for _ in range(times):
+            function(argument, *rest)
+
+    return run
 
 
 def _interleaved(functions: list[Callable[[], Any]], repeat: int) -> list[float]:
@@ -103,49 +118,56 @@ def _interleaved(functions: list[Callable[[], Any]], repeat: int) -> list[float]
 
 
 def run_benchmark() -> dict[str, Any]:
-    """Time end-to-end matching and the search step against naive baselines on growing documents."""
+    """Time the search step and end-to-end matching against naive baselines on growing normalized documents."""
     pack = load_pack()
     patterns = sorted({pattern for rule in pack.rules for pattern in rule.patterns})
-    texts = [row["text"] for row in jsonl_rows(shared_file("contracts/public.jsonl"))]
+    texts = [normalize(row["text"]).text for row in jsonl_rows(shared_file("contracts/public.jsonl"))]
     clause_matches(texts[0])  # build the automaton outside the timing
     growth = {}
     for size in SIZES:
         document = _document(texts, size)
         folded = fold(document)
-        if automaton_search(folded, pack) != naive_search(folded, patterns):
+        if sorted(automaton_search(folded, pack)) != sorted(naive_search(folded, patterns)):
             raise AssertionError("the automaton and the naive scan disagree on the hits")
-        ours, naive, search, naive_scan = _interleaved(
-            [
-                partial(clause_matches, document, pack),
-                partial(naive_clause_matches, document, pack),
-                partial(automaton_search, folded, pack),
-                partial(naive_search, folded, patterns),
-            ],
-            REPEAT,
+        times = max(1, MIN_CHARS_PER_TIMING // size)
+        ours, naive, search, naive_scan = (
+            seconds / times
+            for seconds in _interleaved(
+                [
+                    _calls(clause_matches, document, pack, times=times),
+                    _calls(naive_clause_matches, document, pack, times=times),
+                    _calls(automaton_search, folded, pack, times=times),
+                    _calls(naive_search, folded, patterns, times=times),
+                ],
+                REPEAT,
+            )
         )
+        megabytes = len(document.encode("utf-8")) / 1e6
         growth[str(size)] = {
-            "matcher_seconds": round(ours, 4),
-            "naive_seconds": round(naive, 4),
-            "matcher_chars_per_s": round(size / ours),
-            "naive_chars_per_s": round(size / naive),
-            "end_to_end_ratio": round(naive / ours, 2),
-            "search_chars_per_s": round(size / search),
-            "naive_search_chars_per_s": round(size / naive_scan),
+            "utf8_mb": round(megabytes, 3),
+            "search_mb_per_s": round(megabytes / search, 2),
+            "naive_search_mb_per_s": round(megabytes / naive_scan, 2),
             "search_ratio": round(naive_scan / search, 2),
+            "matcher_mb_per_s": round(megabytes / ours, 2),
+            "naive_matcher_mb_per_s": round(megabytes / naive, 2),
+            "end_to_end_ratio": round(naive / ours, 2),
+            "matcher_seconds": round(ours, 5),
         }
-    per_char = [growth[str(size)]["matcher_seconds"] / size for size in SIZES]
+    seconds_per_char = {size: growth[str(size)]["matcher_seconds"] / size for size in SIZES}
     largest = growth[str(SIZES[-1])]
     return {
         "benchmark": "clauses",
+        "text": "normalized contract text (rules.normalize), public contract set repeated to size",
         "pack_version": pack.version,
         "patterns": len(patterns),
-        "baseline": "naive matcher: per pattern re.finditer over the folded text, then per hit its sentence and "
-        "paragraph cut out by scanning, the same rule conditions and negation/reference cues",
-        "ratio_vs_naive": largest["end_to_end_ratio"],
-        "search_ratio_vs_naive": largest["search_ratio"],
+        "baseline": "naive scan: one re.finditer per pattern over the folded text",
+        "ratio_vs_naive": largest["search_ratio"],
+        "end_to_end_baseline": "naive matcher: the naive scan, then per hit its sentence and paragraph cut out by "
+        "scanning and the same rule conditions and negation/reference cues",
+        "end_to_end_ratio_vs_naive": largest["end_to_end_ratio"],
         "growth": growth,
-        # Linear scaling keeps seconds-per-character flat: 1M chars costs about 100x 10K chars.
-        "per_char_ratio_1m_vs_10k": round(per_char[-1] / per_char[0], 2),
+        # Linear scaling keeps seconds per character flat from 10K to 1M characters (1K carries fixed costs).
+        "per_char_ratio_1m_vs_10k": round(seconds_per_char[SIZES[-1]] / seconds_per_char[10_000], 2),
     }
 
 
