@@ -3,7 +3,13 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DOCGATE_DATA_DIR=/data
 WORKDIR /app
 COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+# llama-cpp-python compiles llama.cpp: a compiler for the build, OpenMP at run time, and the portable
+# x86-64-v3 target rather than -march=native (see the Makefile).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends build-essential libgomp1 \
+    && CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
+       pip install --no-cache-dir -r requirements.txt \
+    && apt-get purge -y build-essential && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN useradd --create-home docgate && mkdir -p /data && chown docgate /data
 USER docgate

@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
+# llama-cpp-python compiles llama.cpp here. Its default native build (-march=native) can use CPU features that
+# a machine advertises but a hypervisor does not enable (AMX: the server dies with SIGILL on its first request),
+# so build for the x86-64-v3 baseline (AVX2/FMA/F16C) instead; the flags are ignored on other architectures.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
 .PHONY: run test test-vllm lint bench install install-test clean browser-deps
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,6 +24,7 @@ from contracts.models import (
     ReviewTask,
     Role,
 )
+from contracts.review_result import review_result_data
 from contracts.webhooks import webhook_event_final
 
 # Higher first: what the safety gate held back, then disagreement, then uncertainty, then QA samples.
@@ -316,42 +316,6 @@ def review_response_edit(*, task_id: Any, user: Any, organisation: Organisation,
             after={"response_text": text},
         )
     return task
-
-
-def review_result_data(
-    *,
-    base: Mapping[str, Any],
-    decisions: Mapping[str, FindingDecision],
-    response_text: str,
-    reviewer: str,
-    reviewed_at: datetime,
-) -> dict[str, Any]:
-    """Build the reviewed result from the one under review: mark, correct or remove each finding."""
-    findings: list[dict[str, Any]] = []
-    rejected: list[dict[str, Any]] = []
-    for finding in base.get("findings", []):
-        decision = decisions.get(str(finding.get("id")))
-        note = {"review_note": decision.note} if decision is not None and decision.note else {}
-        if decision is None:
-            findings.append({**finding, "review": "unreviewed"})
-        elif decision.decision == ReviewDecision.APPROVE:
-            findings.append({**finding, "review": "approved", **note})
-        elif decision.decision == ReviewDecision.CORRECT:
-            changes = dict(decision.corrected or {})
-            original = {key: finding.get(key) for key in changes}
-            findings.append({**finding, **changes, "review": "corrected", "original": original, **note})
-        else:
-            rejected.append({**finding, "review": "rejected", **note})
-    return {
-        **base,
-        "findings": findings,
-        "rejected_findings": rejected,
-        "suggested_response": response_text or None,
-        # A reviewer has now approved what goes out (or withheld it by leaving the response empty).
-        "response": {**(base.get("response") or {}), "status": "reviewed" if response_text else "withheld"},
-        "reviewed_by": reviewer,
-        "reviewed_at": reviewed_at.isoformat(),
-    }
 
 
 def review_task_finalize(*, task_id: Any, user: Any, organisation: Organisation) -> Result:
