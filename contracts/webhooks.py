@@ -46,6 +46,15 @@ class WebhookUrlRefused(WebhookConfigError):
     """A webhook target DocGate will not call (not HTTPS, or an internal address); `retryable` for DNS failures."""
 
 
+class WebhookRedeliveryRefused(Exception):
+    """A redelivery DocGate refuses (the delivery is not failed, or the endpoint is off); code and message say why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 class WebhookRetry(Exception):
     """A delivery attempt failed and will be tried again after `delay_s` seconds."""
 
@@ -344,6 +353,49 @@ def webhook_deliver(*, delivery_id: Any) -> str:
         delivered_at=timezone.now(),
     )
     return DeliveryState.DELIVERED
+
+
+def webhook_redeliver(*, delivery_id: Any, organisation: Organisation, user: Any) -> WebhookDelivery:
+    """Send a failed delivery again from a fresh attempt budget: same id and payload, so receivers can dedupe.
+
+    Raises WebhookDelivery.DoesNotExist for another organisation's delivery, WebhookRedeliveryRefused when it is
+    not failed (a pending one is still being tried, a delivered one arrived) or the endpoint is deactivated.
+    """
+    with transaction.atomic():
+        delivery = WebhookDelivery.objects.select_related("endpoint").get(pk=delivery_id, organisation=organisation)
+        if delivery.state != DeliveryState.FAILED:
+            raise WebhookRedeliveryRefused(
+                "delivery_not_failed", f"Only a failed delivery is sent again; this one is {delivery.state}."
+            )
+        if not delivery.endpoint.active:
+            raise WebhookRedeliveryRefused(
+                "webhook_inactive", "The webhook endpoint is deactivated; activate it first."
+            )
+        before = {"state": delivery.state, "attempts": delivery.attempts, "last_error": delivery.last_error}
+        # Conditional, so that two redelivery requests send it once.
+        reopened = WebhookDelivery.objects.filter(pk=delivery.pk, state=DeliveryState.FAILED).update(
+            state=DeliveryState.PENDING,
+            attempts=0,
+            last_status_code=None,
+            last_error="",
+            locked_until=None,
+            next_attempt_at=None,
+        )
+        if reopened != 1:
+            raise WebhookRedeliveryRefused(
+                "delivery_not_failed", "Another request is already sending this delivery again."
+            )
+        delivery.refresh_from_db()
+        audit_record(
+            organisation=organisation,
+            action="webhook.redelivery_requested",
+            obj=delivery,
+            user=user,
+            before=before,
+            after={"state": delivery.state, "attempts": 0},
+        )
+        transaction.on_commit(lambda: _enqueue(str(delivery.pk)), robust=True)
+    return delivery
 
 
 def webhook_deliveries_due(*, grace_s: float = 600.0) -> list[str]:

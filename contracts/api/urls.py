@@ -9,7 +9,7 @@ from rest_framework.routers import DefaultRouter
 
 from contracts.api.review_views import ReviewTaskViewSet
 from contracts.api.views import DocumentViewSet, JobViewSet
-from contracts.api.webhook_views import WebhookDeliveryListView, WebhookEndpointView
+from contracts.api.webhook_views import WebhookDeliveryListView, WebhookEndpointView, WebhookRedeliverView
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -27,5 +27,10 @@ urlpatterns = [
     ),
     path("webhook/", WebhookEndpointView.as_view(), name="webhook"),
     path("webhook/deliveries/", WebhookDeliveryListView.as_view(), name="webhook-deliveries"),
+    path(
+        "webhook/deliveries/<uuid:delivery_id>/redeliver/",
+        WebhookRedeliverView.as_view(),
+        name="webhook-delivery-redeliver",
+    ),
     *router.urls,
 ]

@@ -16,9 +16,16 @@ from contracts.api.errors import error_response
 from contracts.api.review_views import IsOrganisationAdmin
 from contracts.api.serializers import ErrorSerializer
 from contracts.models import DeliveryState, WebhookDelivery, WebhookEndpoint
-from contracts.webhooks import MIN_SECRET_LENGTH, WebhookConfigError, webhook_endpoint_configure
+from contracts.webhooks import (
+    MIN_SECRET_LENGTH,
+    WebhookConfigError,
+    WebhookRedeliveryRefused,
+    webhook_endpoint_configure,
+    webhook_redeliver,
+)
 
 ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404)}
+CONFLICT = {409: OpenApiResponse(ErrorSerializer)}
 
 
 class WebhookConfigInputSerializer(serializers.Serializer):
@@ -128,3 +135,21 @@ class WebhookDeliveryListView(generics.ListAPIView):
     @extend_schema(parameters=[WebhookDeliveryFilterSerializer], responses={200: WebhookDeliverySerializer(many=True)})
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
+
+
+class WebhookRedeliverView(APIView):
+    """Send a failed delivery again (admins only); 202 with the delivery, now pending."""
+
+    permission_classes = [IsOrganisationAdmin]
+
+    @extend_schema(request=None, responses={202: WebhookDeliverySerializer, **ERRORS, **CONFLICT})
+    def post(self, request: Request, delivery_id: Any) -> Response:
+        organisation = request_organisation(request)
+        assert organisation is not None
+        try:
+            delivery = webhook_redeliver(delivery_id=delivery_id, organisation=organisation, user=request_user(request))
+        except WebhookDelivery.DoesNotExist:
+            return error_response("not_found", "No such webhook delivery.", 404)
+        except WebhookRedeliveryRefused as exc:
+            return error_response(exc.code, exc.message, 409)
+        return Response(WebhookDeliverySerializer(delivery).data, status=status.HTTP_202_ACCEPTED)

@@ -15,7 +15,7 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from contracts.models import DeliveryState, Result, WebhookDelivery, WebhookEndpoint
+from contracts.models import AuditEvent, DeliveryState, Result, Role, WebhookDelivery, WebhookEndpoint
 from contracts.review import review_finding_decide, review_task_claim, review_task_finalize
 from contracts.tasks import webhook_deliver_task
 from contracts.webhooks import (
@@ -24,7 +24,8 @@ from contracts.webhooks import (
     webhook_endpoint_configure,
     webhook_event_final,
 )
-from tests.api.test_review_workflow import needs_review_task
+from tests.api.test_review_access import acme_member
+from tests.api.test_review_workflow import needs_review_task, signed_in
 from tests.unit.test_webhook_signing import flip_last_hex_digit, readme_verify
 
 pytestmark = pytest.mark.django_db
@@ -266,3 +267,67 @@ def test_sweeper_resends_pending_deliveries_whose_message_was_lost(
     with mock.patch("contracts.tasks.webhook_deliver_task.delay") as delay:
         assert webhook_deliveries_sweep_task.apply().get() == 1
     delay.assert_called_once_with(str(lost.pk))
+
+
+def _failed_delivery(actors: Any, receiver: Receiver, settings: Any) -> WebhookDelivery:
+    """A reviewed result whose delivery the receiver refused until DocGate gave up (one attempt allowed)."""
+    settings.DOCGATE_WEBHOOK_MAX_ATTEMPTS = 1
+    reviewed_result(actors)
+    delivery = WebhookDelivery.objects.get()
+    receiver.statuses = [500]
+    assert webhook_deliver(delivery_id=delivery.pk) == DeliveryState.FAILED
+    delivery.refresh_from_db()
+    return delivery
+
+
+def test_admin_redelivers_a_failed_delivery_and_the_receiver_gets_the_same_event_again(
+    actors: Any,
+    receiver: Receiver,
+    acme_endpoint: tuple[WebhookEndpoint, str],
+    settings: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, secret = acme_endpoint
+    failed = _failed_delivery(actors, receiver, settings)
+    assert failed.state == DeliveryState.FAILED and failed.last_status_code == 500
+    ada = signed_in(acme_member(actors, "ada", Role.ADMIN))
+    url = f"/api/v1/webhook/deliveries/{failed.pk}/redeliver/"
+
+    with (
+        mock.patch("contracts.tasks.webhook_deliver_task.delay") as delay,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        response = ada.post(url)
+    assert response.status_code == 202, response.json()
+    assert response.json()["state"] == "pending" and response.json()["attempts"] == 0
+    delay.assert_called_once_with(str(failed.pk))
+    event = AuditEvent.objects.get(action="webhook.redelivery_requested")
+    assert event.before == {"state": "failed", "attempts": 1, "last_error": failed.last_error}
+    assert event.actor_user is not None and event.actor_user.username == "ada"
+
+    assert webhook_deliver(delivery_id=failed.pk) == DeliveryState.DELIVERED
+    (_, first), (headers, again) = receiver.requests
+    assert again == first and headers["X-DocGate-Delivery"] == str(failed.pk)
+    assert readme_verify(secret, headers, again)
+
+    twice = ada.post(url)  # delivered now: nothing to send again
+    assert twice.status_code == 409 and twice.json()["error"]["code"] == "delivery_not_failed"
+    assert len(receiver.requests) == 2
+
+
+def test_redelivery_is_refused_to_reviewers_outsiders_and_to_an_inactive_endpoint(
+    actors: Any, receiver: Receiver, acme_endpoint: tuple[WebhookEndpoint, str], settings: Any
+) -> None:
+    failed = _failed_delivery(actors, receiver, settings)
+    url = f"/api/v1/webhook/deliveries/{failed.pk}/redeliver/"
+    assert signed_in(actors.rita).post(url).status_code == 403
+    assert signed_in(actors.oscar).post(url).status_code in (403, 404)
+    ada = signed_in(acme_member(actors, "ada", Role.ADMIN))
+    missing = ada.post("/api/v1/webhook/deliveries/00000000-0000-0000-0000-000000000000/redeliver/")
+    assert missing.status_code == 404
+    endpoint, _ = acme_endpoint
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(active=False)
+    inactive = ada.post(url)
+    assert inactive.status_code == 409 and inactive.json()["error"]["code"] == "webhook_inactive"
+    failed.refresh_from_db()
+    assert failed.state == DeliveryState.FAILED and not AuditEvent.objects.filter(action__startswith="webhook.redel")
