@@ -14,7 +14,11 @@ from django.conf import settings
 from contracts.pipeline import TransientError, job_run, jobs_sweep
 
 logger = logging.getLogger(__name__)
-WORKER_NAME = f"{socket.gethostname()}:{os.getpid()}"
+
+
+def worker_name() -> str:
+    """This process as host:pid, read at call time (a prefork pool's children get their own pid after import)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def retry_delay_s(retries: int) -> float:
@@ -27,7 +31,7 @@ def retry_delay_s(retries: int) -> float:
 def job_run_task(self: Any, job_id: str) -> str:
     """Run the pipeline for one job; safe to receive more than once."""
     try:
-        outcome = job_run(job_id, WORKER_NAME)
+        outcome = job_run(job_id, worker_name())
     except TransientError as exc:
         if self.request.retries + 1 >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
             logger.warning("job %s: transient error on the last attempt; the next claim marks it failed", job_id)

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
+from contracts.models import Job
 from tests.workers import celery_worker, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -36,9 +37,12 @@ def test_submitted_ticket_is_processed_by_a_real_worker(
         document_id = submitted.json()["document"]["id"]
         assert submitted.json()["document"]["job"]["state"] == "queued"
 
-        with celery_worker(log_path=tmp_path / "worker.log"):
+        with celery_worker(log_path=tmp_path / "worker.log") as worker:
             finished = wait_until(lambda: _job_state(client, document_id) in {"done", "needs_review"}, timeout_s=60)
         assert finished, (tmp_path / "worker.log").read_text(errors="replace")[-3000:]
+        # The pool process that ran the job names itself, not the main worker process it was forked from.
+        claimed_by = Job.objects.get(document_id=document_id).claimed_by
+        assert claimed_by.rsplit(":", 1)[1] != str(worker.pid)
 
         document = client.get(f"/api/v1/documents/{document_id}/").json()
         assert document["job"]["state"] == "done"
