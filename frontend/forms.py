@@ -1,11 +1,11 @@
-"""Portal forms: tickets, job filters, API keys, webhooks, review corrections."""
+"""Portal forms: tickets, job filters, API keys, webhooks, members, review corrections."""
 
 from __future__ import annotations
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from contracts.models import DocumentKind, JobState
+from contracts.models import DocumentKind, JobState, Role
 
 CHANNELS = [
     ("phone", _("Phone (12345)")),
@@ -45,6 +45,18 @@ class WebhookForm(forms.Form):
     url = forms.URLField(label=_("Webhook URL"), max_length=500, assume_scheme="https")
     active = forms.BooleanField(label=_("Active"), required=False, initial=True)
     rotate_secret = forms.BooleanField(label=_("Generate a new secret"), required=False)
+
+
+ROLES = [(Role.SUBMITTER, _("Submitter")), (Role.REVIEWER, _("Reviewer")), (Role.ADMIN, _("Admin"))]
+
+
+class MemberAddForm(forms.Form):
+    username = forms.CharField(label=_("Username"), max_length=150)
+    role = forms.ChoiceField(label=_("Role"), choices=ROLES, initial=Role.SUBMITTER)
+
+
+class MemberRoleForm(forms.Form):
+    role = forms.ChoiceField(label=_("Role"), choices=ROLES)
 
 
 class DecisionForm(forms.Form):

@@ -10,10 +10,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from contracts.audit import audit_record
-from contracts.models import ApiKey, Membership, WebhookEndpoint
+from contracts.memberships import MembershipError, membership_add, membership_remove, membership_role_change
+from contracts.models import ApiKey, Membership, Role, WebhookEndpoint
 from contracts.webhooks import WebhookConfigError, webhook_endpoint_configure
 from frontend.access import admin_required, org_of
-from frontend.forms import ApiKeyForm, WebhookForm
+from frontend.forms import ROLES, ApiKeyForm, MemberAddForm, MemberRoleForm, WebhookForm
 
 # A secret shown once travels from the POST to the next page in the session, and is removed when shown.
 SHOWN_ONCE = "docgate_shown_once"
@@ -24,7 +25,11 @@ def _page(request: HttpRequest, *, key_form: ApiKeyForm, webhook_form: WebhookFo
     context = {
         "keys": ApiKey.objects.filter(organisation=organisation).order_by("-created_at"),
         "endpoint": WebhookEndpoint.objects.filter(organisation=organisation).first(),
-        "members": Membership.objects.filter(organisation=organisation).select_related("user").order_by("role"),
+        "members": Membership.objects.filter(organisation=organisation)
+        .select_related("user")
+        .order_by("role", "user__username"),
+        "member_form": MemberAddForm(),
+        "roles": ROLES,
         "key_form": key_form,
         "webhook_form": webhook_form,
         "shown_once": request.session.pop(SHOWN_ONCE, None),
@@ -46,8 +51,13 @@ def key_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _page(request, key_form=form, webhook_form=WebhookForm(), status=400)
     key, raw = ApiKey.issue(organisation=org_of(request), name=form.cleaned_data["name"], created_by=request.user)
-    audit_record(organisation=org_of(request), action="api_key.issued", obj=key, user=request.user,
-                 after={"name": key.name, "prefix": key.prefix})
+    audit_record(
+        organisation=org_of(request),
+        action="api_key.issued",
+        obj=key,
+        user=request.user,
+        after={"name": key.name, "prefix": key.prefix},
+    )
     request.session[SHOWN_ONCE] = {"kind": "api_key", "name": key.name, "secret": raw}
     return redirect("org_settings")
 
@@ -57,8 +67,13 @@ def key_create(request: HttpRequest) -> HttpResponse:
 def key_revoke(request: HttpRequest, key_id: int) -> HttpResponse:
     key = get_object_or_404(ApiKey, pk=key_id, organisation=org_of(request))
     if ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now()):
-        audit_record(organisation=org_of(request), action="api_key.revoked", obj=key, user=request.user,
-                     after={"prefix": key.prefix})
+        audit_record(
+            organisation=org_of(request),
+            action="api_key.revoked",
+            obj=key,
+            user=request.user,
+            after={"prefix": key.prefix},
+        )
         messages.success(request, _("The key was revoked."))
     return redirect("org_settings")
 
@@ -85,3 +100,66 @@ def webhook_save(request: HttpRequest) -> HttpResponse:
             messages.success(request, _("Webhook saved."))
             return redirect("org_settings")
     return _page(request, key_form=ApiKeyForm(), webhook_form=form, status=400)
+
+
+def _membership_errors(request: HttpRequest, form: MemberAddForm | MemberRoleForm) -> None:
+    messages.error(request, " ".join(str(error) for errors in form.errors.values() for error in errors))
+
+
+@require_POST
+@admin_required
+def member_add(request: HttpRequest) -> HttpResponse:
+    form = MemberAddForm(request.POST)
+    if not form.is_valid():
+        _membership_errors(request, form)
+        return redirect("org_settings")
+    try:
+        membership = membership_add(
+            organisation=org_of(request),
+            admin_user=request.user,
+            username=form.cleaned_data["username"],
+            role=form.cleaned_data["role"],
+        )
+    except MembershipError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("%(user)s is now a member.") % {"user": membership.user.get_username()})
+    return redirect("org_settings")
+
+
+@require_POST
+@admin_required
+def member_role(request: HttpRequest, membership_id: int) -> HttpResponse:
+    get_object_or_404(Membership, pk=membership_id, organisation=org_of(request))
+    form = MemberRoleForm(request.POST)
+    if not form.is_valid():
+        _membership_errors(request, form)
+        return redirect("org_settings")
+    try:
+        membership = membership_role_change(
+            organisation=org_of(request),
+            admin_user=request.user,
+            membership_id=membership_id,
+            role=form.cleaned_data["role"],
+        )
+    except MembershipError as exc:
+        messages.error(request, exc.message)
+        return redirect("org_settings")
+    messages.success(request, _("Role saved."))
+    if membership.user_id == request.user.pk and membership.role != Role.ADMIN:
+        return redirect("home")  # an admin who stepped down no longer sees this page
+    return redirect("org_settings")
+
+
+@require_POST
+@admin_required
+def member_remove(request: HttpRequest, membership_id: int) -> HttpResponse:
+    membership = get_object_or_404(Membership, pk=membership_id, organisation=org_of(request))
+    leaving = membership.user_id == request.user.pk
+    try:
+        membership_remove(organisation=org_of(request), admin_user=request.user, membership_id=membership_id)
+    except MembershipError as exc:
+        messages.error(request, exc.message)
+        return redirect("org_settings")
+    messages.success(request, _("The member was removed."))
+    return redirect("home" if leaving else "org_settings")

@@ -24,4 +24,7 @@ urlpatterns = [
     path("organisation/keys/", org_views.key_create, name="org_key_create"),
     path("organisation/keys/<int:key_id>/revoke/", org_views.key_revoke, name="org_key_revoke"),
     path("organisation/webhook/", org_views.webhook_save, name="org_webhook"),
+    path("organisation/members/", org_views.member_add, name="org_member_add"),
+    path("organisation/members/<int:membership_id>/role/", org_views.member_role, name="org_member_role"),
+    path("organisation/members/<int:membership_id>/remove/", org_views.member_remove, name="org_member_remove"),
 ]

@@ -1,0 +1,104 @@
+"""Organisation membership: an admin adds existing users, changes roles and removes members; every change audited.
+
+An organisation always keeps at least one admin, so nobody can lock it out of its own settings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from contracts.audit import audit_record
+from contracts.models import Membership, Organisation, Role
+
+
+class MembershipError(Exception):
+    """A membership change DocGate refuses; carries a stable code and a message for the admin."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _role_check(role: str) -> str:
+    if role not in Role.values:
+        raise MembershipError("invalid_role", f"role must be one of {', '.join(Role.values)}.")
+    return role
+
+
+def _keeps_an_admin(organisation: Organisation, membership: Membership) -> None:
+    """Refuse a change that would leave the organisation without an admin (rows locked while deciding)."""
+    admins = Membership.objects.select_for_update().filter(organisation=organisation, role=Role.ADMIN)
+    if membership.role == Role.ADMIN and not admins.exclude(pk=membership.pk).exists():
+        raise MembershipError("last_admin", "The organisation needs at least one admin; appoint another first.")
+
+
+def membership_add(*, organisation: Organisation, admin_user: Any, username: str, role: str) -> Membership:
+    """Make an existing user a member with role; raise MembershipError for an unknown user or a member already."""
+    _role_check(role)
+    user = get_user_model().objects.filter(username=username.strip()).first()
+    if user is None:
+        raise MembershipError("unknown_user", f"No user is called {username.strip()!r}.")
+    with transaction.atomic():
+        membership, created = Membership.objects.get_or_create(
+            user=user, organisation=organisation, defaults={"role": role}
+        )
+        if not created:
+            raise MembershipError("already_member", f"{user.get_username()} is already a member.")
+        audit_record(
+            organisation=organisation,
+            action="membership.added",
+            obj=membership,
+            user=admin_user,
+            after={"user": user.get_username(), "role": role},
+        )
+    return membership
+
+
+def membership_role_change(*, organisation: Organisation, admin_user: Any, membership_id: Any, role: str) -> Membership:
+    """Give a member another role; the last admin cannot be demoted."""
+    _role_check(role)
+    with transaction.atomic():
+        membership = (
+            Membership.objects.select_for_update()
+            .select_related("user")
+            .get(pk=membership_id, organisation=organisation)
+        )
+        if membership.role == role:
+            return membership
+        if role != Role.ADMIN:
+            _keeps_an_admin(organisation, membership)
+        before = membership.role
+        membership.role = role
+        membership.save(update_fields=["role"])
+        audit_record(
+            organisation=organisation,
+            action="membership.role_changed",
+            obj=membership,
+            user=admin_user,
+            before={"user": membership.user.get_username(), "role": before},
+            after={"user": membership.user.get_username(), "role": role},
+        )
+    return membership
+
+
+def membership_remove(*, organisation: Organisation, admin_user: Any, membership_id: Any) -> None:
+    """Remove a member from the organisation; the last admin cannot be removed."""
+    with transaction.atomic():
+        membership = (
+            Membership.objects.select_for_update()
+            .select_related("user")
+            .get(pk=membership_id, organisation=organisation)
+        )
+        _keeps_an_admin(organisation, membership)
+        audit_record(
+            organisation=organisation,
+            action="membership.removed",
+            obj=membership,
+            user=admin_user,
+            before={"user": membership.user.get_username(), "role": membership.role},
+        )
+        membership.delete()
