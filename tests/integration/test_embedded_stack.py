@@ -17,6 +17,20 @@ from tests.llm_server import llm_server_require
 from tests.workers import ROOT, wait_until
 
 
+def _llm_server_pid(port: int) -> int | None:
+    """The pid of the llama.cpp server child serving `port`, found through /proc (Linux)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"llama_cpp.server" in argv and b"--port" in argv and argv[argv.index(b"--port") + 1] == str(port).encode():
+            return int(entry.name)
+    return None
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -26,11 +40,12 @@ def _free_port() -> int:
 def test_embedded_stack_processes_a_ticket_without_postgres_or_redis(tmp_path: Path) -> None:
     llm_server_require()
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
+    llm_port = _free_port()
     env.update({
         "DOCGATE_DATA_DIR": str(tmp_path / "var"),
         "PYTHONUNBUFFERED": "1",
         # The stack starts its own llama.cpp server; the model file is shared with the other LLM tests.
-        "LLM_BASE_URL": f"http://127.0.0.1:{_free_port()}/v1",
+        "LLM_BASE_URL": f"http://127.0.0.1:{llm_port}/v1",
         "DOCGATE_LLM_MODEL_DIR": str(model_dir()),
         "LLM_MAX_OUTPUT_TOKENS": "64",
     })
@@ -91,6 +106,24 @@ def test_embedded_stack_processes_a_ticket_without_postgres_or_redis(tmp_path: P
             llm = result["provenance"]["llm"]
             assert llm["enabled"] and llm["engine"] == "llamacpp" and "error" not in llm, llm
             assert result["data"]["degraded"] is False
+
+        # The LLM server dies (a crash, the OOM killer): the stack stays up and starts it again.
+        first = _llm_server_pid(llm_port)
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+
+        def llm_back() -> bool:
+            pid = _llm_server_pid(llm_port)
+            if pid is None or pid == first:
+                return False
+            try:
+                return httpx.get(f"http://127.0.0.1:{llm_port}/v1/models", timeout=2).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        assert wait_until(llm_back, timeout_s=60), log.read_text(errors="replace")[-3000:]
+        assert stack.poll() is None
+        assert "llm restarted" in log.read_text(errors="replace")
     finally:
         os.killpg(stack.pid, signal.SIGTERM)
         stack.wait(timeout=30)

@@ -15,10 +15,16 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+# The local LLM server is restarted when it dies (with growing delays): jobs meanwhile degrade to rules-only and
+# go to review, so nothing stops. Any other process exiting stops the stack.
+RESTARTABLE = frozenset({"llm"})
 
 
 class Command(BaseCommand):
-    help = "Start gunicorn, a Celery worker and Celery beat; stop all of them when one exits or on Ctrl-C."
+    help = (
+        "Start gunicorn, a Celery worker, Celery beat and the local LLM server; restart the LLM server when it "
+        "dies, stop everything when another one exits or on Ctrl-C."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--bind", default="127.0.0.1:8000")
@@ -89,9 +95,27 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
+        crashes: dict[str, int] = {}
+        restart_at: dict[str, float] = {}
         try:
-            while not stopping and all(p.poll() is None for p in processes.values()):
+            while not stopping:
                 time.sleep(0.5)
+                dead = [name for name, process in processes.items() if process.poll() is not None]
+                if any(name not in RESTARTABLE for name in dead):
+                    break
+                for name in dead:
+                    if name not in restart_at:
+                        crashes[name] = crashes.get(name, 0) + 1
+                        delay = min(60.0, 2.0 ** crashes[name])
+                        restart_at[name] = time.monotonic() + delay
+                        self.stderr.write(
+                            f"{name} exited with code {processes[name].returncode}; restarting it in {delay:.0f} s "
+                            "(jobs meanwhile get rules-only results and go to review)"
+                        )
+                    elif time.monotonic() >= restart_at[name]:
+                        del restart_at[name]
+                        processes[name] = subprocess.Popen(commands[name], env=os.environ.copy())
+                        self.stderr.write(f"{name} restarted")
         finally:
             for _name, process in processes.items():
                 if process.poll() is None:
@@ -102,7 +126,11 @@ class Command(BaseCommand):
                     process.wait(timeout=max(0.1, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
                     process.kill()
-        exited = [name for name, p in processes.items() if p.returncode not in (0, -signal.SIGTERM, None)]
+        exited = [
+            name
+            for name, p in processes.items()
+            if name not in RESTARTABLE and p.returncode not in (0, -signal.SIGTERM, None)
+        ]
         if exited and not stopping:
             self.stderr.write(f"stopped because {', '.join(exited)} exited unexpectedly")
             sys.exit(1)
