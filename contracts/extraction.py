@@ -8,18 +8,15 @@ import zipfile
 from dataclasses import dataclass
 from xml.etree import ElementTree
 
+from contracts.refusals import Refused
+
 WORD_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 # Control characters other than tab, newline, carriage return and form feed mark binary data, not text.
 _BINARY_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
-class ExtractionError(Exception):
+class ExtractionError(Refused):
     """The upload cannot be read; `code` is a stable machine-readable reason."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -14,18 +14,13 @@ from django.db import IntegrityError, transaction
 from contracts.audit import audit_record
 from contracts.extraction import ExtractionError, ExtractionLimits, extract
 from contracts.models import ApiKey, Document, DocumentKind, DocumentSource, Job, Organisation
+from contracts.refusals import Refused
 
 logger = logging.getLogger(__name__)
 
 
-class IntakeError(Exception):
+class IntakeError(Refused):
     """A submission DocGate refuses; carries an HTTP status and a stable code."""
-
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
 
 
 @dataclass(frozen=True)

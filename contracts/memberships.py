@@ -12,15 +12,11 @@ from django.db import transaction
 
 from contracts.audit import audit_record
 from contracts.models import Membership, Organisation, Role
+from contracts.refusals import Refused
 
 
-class MembershipError(Exception):
+class MembershipError(Refused):
     """A membership change DocGate refuses; carries a stable code and a message for the admin."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def _role_check(role: str) -> str:

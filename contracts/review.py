@@ -24,6 +24,7 @@ from contracts.models import (
     ReviewTask,
     Role,
 )
+from contracts.refusals import Refused
 from contracts.review_result import review_result_data
 from contracts.webhooks import webhook_event_final
 
@@ -45,14 +46,8 @@ MAX_CORRECTION_CHARS = 10_000
 MAX_RESPONSE_CHARS = 20_000
 
 
-class ReviewError(Exception):
+class ReviewError(Refused):
     """A review action DocGate refuses; carries a stable code and an HTTP status."""
-
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
 
 
 def review_claim_seconds() -> int:

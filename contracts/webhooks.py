@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from contracts.audit import audit_record
 from contracts.models import DeliveryState, Job, Organisation, Result, WebhookDelivery, WebhookEndpoint
+from contracts.refusals import Refused
 
 EVENT_RESULT_FINAL = "result.final"
 SIGNATURE_VERSION = "v1"
@@ -46,13 +47,10 @@ class WebhookUrlRefused(WebhookConfigError):
     """A webhook target DocGate will not call (not HTTPS, or an internal address); `retryable` for DNS failures."""
 
 
-class WebhookRedeliveryRefused(Exception):
-    """A redelivery DocGate refuses (the delivery is not failed, or the endpoint is off); code and message say why."""
+class WebhookRedeliveryRefused(Refused):
+    """A redelivery DocGate refuses: the delivery is not failed, or the endpoint is off (a conflict, 409)."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+    status = 409
 
 
 class WebhookRetry(Exception):

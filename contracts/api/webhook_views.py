@@ -151,5 +151,5 @@ class WebhookRedeliverView(APIView):
         except WebhookDelivery.DoesNotExist:
             return error_response("not_found", "No such webhook delivery.", 404)
         except WebhookRedeliveryRefused as exc:
-            return error_response(exc.code, exc.message, 409)
+            return error_response(exc.code, exc.message, exc.status)
         return Response(WebhookDeliverySerializer(delivery).data, status=status.HTTP_202_ACCEPTED)
