@@ -20,15 +20,14 @@ import pytest
 
 from inference.client import LLMClient
 from inference.config import LLMConfig
-from inference.prompts import prompt_render
-from inference.results import LLMTaskResult, TaskRun
-from inference.schemas import clause_extraction_model
+from inference.results import LLMTaskResult
 from inference.tasks import cantonese_rewrite, clauses_extract, response_draft, ticket_classify
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
 from tests.inference.test_llm_server import (
     CONTRACT,
     TICKET,
+    assert_absent_quote_dropped,
     assert_breaker_opens_and_recovers,
     assert_grounded,
     synthetic_contract,
@@ -159,15 +158,7 @@ def test_a_long_contract_is_chunked_by_vllms_tokenizer_and_every_chunk_fits(clie
 
 
 def test_a_quote_absent_from_the_text_is_dropped_and_counted(client: LLMClient) -> None:
-    labels = list(load_pack().clauses)
-    prompt = prompt_render("clause_extraction", CONTRACT, labels="\n".join(labels))
-    reply = client.chat_structured(prompt.messages, clause_extraction_model(tuple(labels)), max_tokens=MAX_OUT)
-    run = TaskRun(client, "clauses_extract", prompt.prompt_version)
-    quotes = [item.evidence for item in reply.parsed.findings] + ["本合同约定甲方无需承担任何责任"]
-    spans = [run.span_ground(quote, CONTRACT) for quote in quotes]
-    assert spans[-1] is None
-    assert run.dropped_ungrounded == sum(span is None for span in spans) >= 1
-    assert all(CONTRACT[s[0] : s[1]].strip() for s in spans if s is not None)
+    assert_absent_quote_dropped(client, MAX_OUT)
 
 
 def test_choice_goes_through_structured_outputs(server: VLLMServer, client: LLMClient, wire: WireLog) -> None:
