@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from config.env import database_from_url, envbool, envfloat, envint, envstr, secret_key_file
+from rules.safety_thresholds import DEFAULT_BLOCK_THRESHOLD, DEFAULT_KIND_THRESHOLDS, DEFAULT_REVIEW_THRESHOLD
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Everything DocGate writes at run time (SQLite file, broker folders, uploads) lives under one folder.
@@ -140,8 +141,16 @@ LLM_MAX_OUTPUT_TOKENS = envint("LLM_MAX_OUTPUT_TOKENS", 256)
 # `manage.py runstack` starts the local llama.cpp server when LLM_BASE_URL points at this machine.
 DOCGATE_LOCAL_LLM = envbool("DOCGATE_LOCAL_LLM", True)
 DOCGATE_LLM_MODEL_DIR = Path(envstr("DOCGATE_LLM_MODEL_DIR", str(DATA_DIR / "llm")))
-SAFETY_BLOCK_THRESHOLD = envfloat("SAFETY_BLOCK_THRESHOLD", 0.85)
-SAFETY_REVIEW_THRESHOLD = envfloat("SAFETY_REVIEW_THRESHOLD", 0.5)
+# The lexicon's thresholds everywhere; the learned model's per document kind (ticket, contract, outgoing).
+SAFETY_BLOCK_THRESHOLD = envfloat("SAFETY_BLOCK_THRESHOLD", DEFAULT_BLOCK_THRESHOLD)
+SAFETY_REVIEW_THRESHOLD = envfloat("SAFETY_REVIEW_THRESHOLD", DEFAULT_REVIEW_THRESHOLD)
+SAFETY_POLICIES = {
+    kind: (
+        envfloat(f"SAFETY_{kind.upper()}_REVIEW_THRESHOLD", review),
+        envfloat(f"SAFETY_{kind.upper()}_BLOCK_THRESHOLD", block),
+    )
+    for kind, (review, block) in DEFAULT_KIND_THRESHOLDS.items()
+}
 # The LLM policy check looks at no more than this many chunks of a long document.
 SAFETY_LLM_MAX_CHUNKS = envint("SAFETY_LLM_MAX_CHUNKS", 4)
 # Routing: a ticket category below this confidence, and this share of jobs at random, go to a reviewer.

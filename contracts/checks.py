@@ -55,6 +55,15 @@ def docgate_settings_check(app_configs: Any = None, **kwargs: Any) -> list[Warni
         )
     if not 0 < settings.SAFETY_BLOCK_THRESHOLD <= 1:
         warnings.append(Warning("SAFETY_BLOCK_THRESHOLD must be in (0, 1].", id="docgate.W007"))
+    for kind, (review, block) in settings.SAFETY_POLICIES.items():
+        if not (0 <= review <= 1 and 0 <= block <= 1) or (kind != "ticket" and review > block):
+            warnings.append(
+                Warning(
+                    f"SAFETY_{kind.upper()}_REVIEW_THRESHOLD/_BLOCK_THRESHOLD ({review}, {block}) must lie in [0, 1]"
+                    " with review <= block; the gate refuses them.",
+                    id="docgate.W010",
+                )
+            )
     if settings.DOCGATE_JOB_LEASE_S < 30:
         warnings.append(
             Warning("DOCGATE_JOB_LEASE_S below 30 s lets slow jobs be taken over while running.", id="docgate.W008")

@@ -30,7 +30,10 @@ class GateStage:
     def run(self, ctx: JobContext) -> None:
         assert ctx.normalized is not None, "the normalize stage runs first"
         decision = gate_decide(
-            text=ctx.normalized.text, is_ticket=ctx.document.kind == "ticket", use_llm=not ctx.degraded
+            text=ctx.normalized.text,
+            kind="ticket" if ctx.document.kind == "ticket" else "contract",
+            organisation=ctx.document.organisation.slug,
+            use_llm=not ctx.degraded,
         )
         ctx.artifacts["gate"] = decision.as_dict()
         if decision.decision == "block":
@@ -98,10 +101,11 @@ class MergeStage:
         draft, source = (self._llm_draft(ctx), "llm") if llm_answered and settings.LLM_DRAFTS else (None, "template")
         if draft is None:
             draft, source = template, "template"
-        output_gate = gate_decide(text=draft, is_ticket=False, outgoing=True, use_llm=source == "llm")
+        organisation = ctx.document.organisation.slug
+        output_gate = gate_decide(text=draft, kind="outgoing", organisation=organisation, use_llm=source == "llm")
         if output_gate.decision == "block" and source == "llm":
             draft, source = template, "template"
-            output_gate = gate_decide(text=draft, is_ticket=False, outgoing=True, use_llm=False)
+            output_gate = gate_decide(text=draft, kind="outgoing", organisation=organisation, use_llm=False)
         input_decision = ctx.artifacts["gate"]["decision"]
         if output_gate.decision == "block" or input_decision == "block":
             status = "withheld"

@@ -1,13 +1,18 @@
-"""The safety gate: rules lexicon plus the LLM's yes/no policy answer, decided into allow / review / block.
+"""The safety gate: lexicon, learned classifier and the LLM's yes/no policy answer, decided into allow/review/block.
 
 Decision (documented for operators):
-- The rules score the text (`rules.safety`); `gate_decide_rules` turns that into a decision, and caps a citizen's
-  ticket at `review` unless it is a clear harmful request or threat.
+- The lexicon scores the text (`rules.safety`) and the learned classifier gives a calibrated P(unsafe) (the
+  organisation's own model when it trained one with `train_safety_model --organisation`, else the shipped one).
+  `rules.safety.gate_decide_text` combines them per document kind: the lexicon at the generic thresholds,
+  the model at the kind's thresholds (SAFETY_<KIND>_REVIEW_THRESHOLD / _BLOCK_THRESHOLD); a ticket is
+  blocked only when both the lexicon (a harmful request or threat) and the model agree.
+- A safety model that cannot be loaded never lets text through unseen: the decision is at least `review`,
+  and /readyz reports the model unhealthy.
 - When the LLM is on, it is asked one yes/no policy question; P(yes) from the first token's log-probabilities is its
-  risk. Risk ≥ SAFETY_BLOCK_THRESHOLD blocks a contract and sends a ticket to review; ≥ SAFETY_REVIEW_THRESHOLD
-  sends either to review. The LLM can only raise the rules' decision, never lower it, so a document cannot talk its
+  risk. Risk ≥ the block threshold blocks a contract and sends a ticket to review; ≥ the review threshold
+  sends either to review. The LLM can only raise the decision, never lower it, so a document cannot talk its
   way past the gate.
-- A model that cannot answer yes/no (a base model) or a server that is down leaves the rules' decision alone and is
+- A model that cannot answer yes/no (a base model) or a server that is down leaves the decision alone and is
   recorded; an outage already routes the job to review through the LLM stage.
 - Outgoing generated text (reply draft, summary) is gated the same way, and any phone, resident ID, bank card or
   e-mail in it blocks it: it is not sent.
@@ -15,14 +20,20 @@ Decision (documented for operators):
 
 from __future__ import annotations
 
+import logging
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
 
-from rules.safety import gate_decide_rules, output_leaks, safety_score
+from contracts.model_store import model_current_dir, model_publish
+from rules.safety import output_leaks, safety_score
+from rules.safety.decision import SEVERITY, GatePolicy, Kind, gate_decide_text, kind_policy
+from rules.safety.model import SafetyModel, SafetyModelError, load_safety_model
 
-SEVERITY = {"allow": 0, "review": 1, "block": 2}
+logger = logging.getLogger(__name__)
+MODEL_NAME = "safety"
 
 
 @dataclass(frozen=True)
@@ -32,6 +43,10 @@ class GateDecision:
     decision: str
     risk: float
     rule_risk: float
+    model_risk: float | None
+    model_category: str | None
+    model_version: str | None
+    kind: str
     llm_risk: float | None
     llm_status: str  # used | off | invalid_output | unavailable
     reasons: tuple[str, ...]
@@ -65,27 +80,65 @@ def _llm_risk(text: str) -> tuple[float | None, str]:
     return (max(risks) if risks else None), "used"
 
 
-def gate_decide(*, text: str, is_ticket: bool, outgoing: bool = False, use_llm: bool = True) -> GateDecision:
-    """Decide whether an automated response may go out for this text (input or outgoing generated text)."""
+def safety_model_publish(organisation_slug: str, model: SafetyModel) -> str:
+    """Save an organisation's safety model as a new version and make it current; return its directory."""
+    return str(model_publish(organisation_slug, MODEL_NAME, model.version, model.save))
+
+
+@lru_cache(maxsize=16)
+def _model_at(directory: str) -> SafetyModel:
+    return load_safety_model(directory)
+
+
+def safety_model_for(organisation_slug: str | None) -> SafetyModel:
+    """The organisation's current safety model, else the shipped one; raise SafetyModelError when unusable."""
+    directory = model_current_dir(organisation_slug, MODEL_NAME) if organisation_slug else None
+    if directory is not None:
+        try:
+            return _model_at(str(directory))
+        except SafetyModelError:
+            logger.warning("safety model at %s cannot be used; using the shipped one", directory, exc_info=True)
+    return load_safety_model()
+
+
+def gate_policy(kind: Kind) -> GatePolicy:
+    """The model thresholds of one document kind, from settings."""
+    return kind_policy(kind, *settings.SAFETY_POLICIES[kind])
+
+
+def gate_decide(
+    *, text: str, kind: Kind, organisation: str | None = None, use_llm: bool = True
+) -> GateDecision:
+    """Decide whether an automated response may go out for this text (input of `kind`, or "outgoing" text)."""
     review_threshold = settings.SAFETY_REVIEW_THRESHOLD
     block_threshold = settings.SAFETY_BLOCK_THRESHOLD
+    outgoing = kind == "outgoing"
     assessment = safety_score(text)
-    leaks = output_leaks(text) if outgoing else []
+    try:
+        model: SafetyModel | None = safety_model_for(organisation)
+    except SafetyModelError:
+        logger.exception("no usable safety model: the gate sends this text to review")
+        model = None
+    prediction = model.predict([text])[0] if model is not None else None
     decision: str
-    decision, reasons = gate_decide_rules(
+    decision, risk, reasons = gate_decide_text(
         assessment,
+        prediction,
+        kind=kind,
+        policy=gate_policy(kind),
         review_threshold=review_threshold,
         block_threshold=block_threshold,
-        is_ticket=is_ticket and not outgoing,
-        leaks=leaks,
+        leaks=output_leaks(text) if outgoing else (),
     )
+    if model is None and decision == "allow":
+        decision = "review"
+        reasons = (*reasons, "safety model unavailable: a person decides")
     llm_risk, status = _llm_risk(text) if use_llm else (None, "off")
-    risk = assessment.risk
     if llm_risk is not None:
         risk = max(risk, llm_risk)
         llm_decision = "allow"
         if llm_risk >= block_threshold:
-            llm_decision = "review" if is_ticket and not outgoing else "block"
+            llm_decision = "review" if kind == "ticket" else "block"
         elif llm_risk >= review_threshold:
             llm_decision = "review"
         if SEVERITY[llm_decision] > SEVERITY[decision]:
@@ -95,6 +148,10 @@ def gate_decide(*, text: str, is_ticket: bool, outgoing: bool = False, use_llm: 
         decision=decision,
         risk=round(risk, 4),
         rule_risk=round(assessment.risk, 4),
+        model_risk=prediction.p_unsafe if prediction else None,
+        model_category=prediction.category if prediction and prediction.p_unsafe >= 0.5 else None,
+        model_version=model.version if model is not None else None,
+        kind=kind,
         llm_risk=None if llm_risk is None else round(llm_risk, 4),
         llm_status=status,
         reasons=tuple(reasons),

@@ -1,4 +1,4 @@
-"""Operator probes: /healthz (the process answers) and /readyz (database, broker and LLM breaker)."""
+"""Operator probes: /healthz (the process answers) and /readyz (database, broker, LLM breaker, safety model)."""
 
 from __future__ import annotations
 
@@ -68,10 +68,22 @@ def llm_check() -> Check:
     return Check(state != "open", state)
 
 
+def safety_model_check() -> Check:
+    """The shipped safety classifier loads (without it every text goes to review)."""
+    from rules.safety.model import SafetyModelError, load_safety_model
+
+    try:
+        model = load_safety_model()
+    except SafetyModelError as exc:
+        return Check(False, "unusable", str(exc)[:200])
+    return Check(True, "ok", model.version)
+
+
 READINESS_CHECKS: dict[str, Callable[[], Check]] = {
     "database": database_check,
     "broker": broker_check,
     "llm": llm_check,
+    "safety_model": safety_model_check,
 }
 
 
@@ -91,6 +103,6 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @never_cache
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
-    """200 when the database, broker and LLM are usable, 503 with the failing check otherwise."""
+    """200 when the database, broker, LLM and safety model are usable, 503 with the failing check otherwise."""
     ok, checks = readiness()
     return JsonResponse({"status": "ready" if ok else "unavailable", "checks": checks}, status=200 if ok else 503)

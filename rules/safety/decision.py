@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from rules.entities.model import Entity
 from rules.pii import pii_spans
 from rules.safety.scorer import SafetyAssessment
+from rules.safety_thresholds import DEFAULT_BLOCK_THRESHOLD, DEFAULT_KIND_THRESHOLDS, DEFAULT_REVIEW_THRESHOLD
+
+if TYPE_CHECKING:
+    from rules.safety.model import SafetyPrediction
 
 Decision = Literal["allow", "review", "block"]
+# What the gate judges: a citizen ticket, a contract, an outgoing generated text, or any other text (evaluation
+# rows that are neither, e.g. requests to a model).
+Kind = Literal["ticket", "contract", "outgoing", "text"]
+KINDS: tuple[Kind, ...] = ("ticket", "contract", "outgoing", "text")
+SEVERITY = {"allow": 0, "review": 1, "block": 2}
 
-DEFAULT_REVIEW_THRESHOLD = 0.5
-DEFAULT_BLOCK_THRESHOLD = 0.85
 # Identifiers that must never leave in generated text. Names and addresses are not here: a reply draft
 # addresses the citizen ("张先生您好") and names the department's address by design.
 LEAK_LABELS = frozenset({"PHONE", "ID_NUMBER", "BANK_CARD", "EMAIL"})
 # Categories in which a ticket may be blocked: a harmful request or a threat against someone. Abuse, prejudice,
 # self-harm and personal data in a citizen's own message are routed to a person, never blocked.
 TICKET_BLOCKABLE = frozenset({"违法犯罪", "侵犯权益", "violence_threat", "sexual", "prompt_injection"})
+# Categories whose words carry their intent in a ticket too: a threat, an insult, self-harm, an injection.
+TICKET_INTENT_CATEGORIES = frozenset({"violence_threat", "self_harm", "abuse", "prompt_injection"})
 # A ticket hit only blocks when its context shows the writer asks for or does the harm, not when it is mentioned.
 _REQUEST_CONTEXTS = frozenset({"intent", "stealth", "solicit", "coercion"})
 
@@ -37,6 +47,36 @@ def _blocking_for_ticket(assessment: SafetyAssessment, category: str) -> bool:
         # A direct threat ("杀了你") and an injection both carry their intent in the words themselves.
         return any(hit.category == category and not hit.context.startswith("mitigated") for hit in assessment.hits)
     return any(hit.category == category and hit.context in _REQUEST_CONTEXTS for hit in assessment.hits)
+
+
+def _counts_for_ticket(assessment: SafetyAssessment, category: str) -> bool:
+    """Whether a category's score speaks against a ticket: its words carry intent, or a request/threat context does.
+
+    Citizens name crimes, fraud, pollution and abuse of power because they report them; a mention of a harm, or a
+    group named beside a complaint's hard words, is the substance of a complaint, not a sign of one.
+    """
+    if category in TICKET_INTENT_CATEGORIES:
+        return True
+    return any(hit.category == category and hit.context in _REQUEST_CONTEXTS for hit in assessment.hits)
+
+
+def _ticket_decision(
+    assessment: SafetyAssessment, review_threshold: float, block_threshold: float
+) -> tuple[Decision, tuple[str, ...]]:
+    """A ticket's rules-only decision: only categories that count for a ticket (`_counts_for_ticket`) flag it, and
+    it is blocked only when a TICKET_BLOCKABLE category reaches the block threshold through a request or threat;
+    a complaint, however angry, is routed, never blocked."""
+    counted = {c: score for c, score in assessment.categories.items() if _counts_for_ticket(assessment, c)}
+    reasons = tuple(reason for reason in _reasons(assessment, review_threshold) if reason.split(" ")[0] in counted)
+    risk = max(counted.values(), default=0.0)
+    if risk >= block_threshold:
+        blocking = [c for c, score in counted.items() if score >= block_threshold]
+        if any(_blocking_for_ticket(assessment, category) for category in blocking):
+            return "block", reasons
+        return "review", (*reasons, "ticket: capped at review (a complaint is routed, not blocked)")
+    if risk >= review_threshold:
+        return "review", reasons
+    return "allow", ()
 
 
 def _reasons(assessment: SafetyAssessment, threshold: float) -> list[str]:
@@ -63,8 +103,7 @@ def gate_decide_rules(
 
     - risk ≥ block_threshold → block; risk ≥ review_threshold → review; else allow.
     - Any personal identifier in `leaks` (from `output_leaks` on an outgoing text) → block: it is not sent.
-    - A ticket (citizen input, `is_ticket`) is capped at review unless a category in TICKET_BLOCKABLE reaches the
-      block threshold through a request/threat context: a complaint, however angry, is routed, never blocked.
+    - A ticket (citizen input, `is_ticket`): see `_ticket_decision`.
     """
     if not 0.0 <= review_threshold <= block_threshold <= 1.0:
         raise ValueError("thresholds must satisfy 0 <= review_threshold <= block_threshold <= 1")
@@ -72,11 +111,10 @@ def gate_decide_rules(
     reasons = leak_reasons + _reasons(assessment, review_threshold)
     if leak_reasons:
         return "block", tuple(reasons)
+    if is_ticket:
+        return _ticket_decision(assessment, review_threshold, block_threshold)
     if assessment.risk >= block_threshold:
-        blocking = [c for c, score in assessment.categories.items() if score >= block_threshold]
-        if not is_ticket or any(_blocking_for_ticket(assessment, category) for category in blocking):
-            return "block", tuple(reasons)
-        return "review", (*reasons, "ticket: capped at review (a complaint is routed, not blocked)")
+        return "block", tuple(reasons)
     if assessment.risk >= review_threshold:
         return "review", tuple(reasons)
     return "allow", ()
@@ -116,3 +154,103 @@ def gate_combine(
     else:
         decision = "allow"
     return decision, round(risk, 4), tuple(reasons)
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """The learned model's thresholds for one document kind.
+
+    `review`/`block`: P(unsafe) at or above which the model asks for review / a block. With `require_agreement`
+    (tickets) the model never blocks alone and the lexicon never blocks alone either: a block needs the lexicon's
+    request/threat evidence at block level *and* P(unsafe) ≥ `block`. `categories` limits which of the model's
+    categories may flag at all.
+    """
+
+    review: float
+    block: float
+    require_agreement: bool = False
+    # The model categories whose P(unsafe) counts for this kind (None: all). For tickets only harmful requests,
+    # threats, self-harm and privacy probing: the model learned prejudice and abuse from social-media comments,
+    # a register an angry formal complaint resembles; explicit slurs and insults are the lexicon's to find.
+    categories: frozenset[str] | None = None
+
+    def __post_init__(self) -> None:
+        if not (0.0 <= self.review <= 1.0 and 0.0 <= self.block <= 1.0):
+            raise ValueError("gate policy thresholds must lie in [0, 1]")
+        if not self.require_agreement and self.review > self.block:
+            raise ValueError("gate policy: review threshold above block threshold")
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready form (categories sorted)."""
+        return {
+            "review": self.review,
+            "block": self.block,
+            "require_agreement": self.require_agreement,
+            "categories": None if self.categories is None else sorted(self.categories),
+        }
+
+
+TICKET_MODEL_CATEGORIES = TICKET_BLOCKABLE | {"self_harm", "pii_leak"}
+
+
+def kind_policy(kind: Kind, review: float, block: float) -> GatePolicy:
+    """The policy of a document kind at the given model thresholds (tickets: agreement, restricted categories)."""
+    if kind == "ticket":
+        return GatePolicy(review, block, require_agreement=True, categories=TICKET_MODEL_CATEGORIES)
+    return GatePolicy(review, block)
+
+
+DEFAULT_POLICIES: Mapping[Kind, GatePolicy] = {
+    kind: kind_policy(kind, *DEFAULT_KIND_THRESHOLDS[kind]) for kind in KINDS
+}
+
+
+def gate_decide_text(
+    assessment: SafetyAssessment,
+    prediction: SafetyPrediction | None,
+    *,
+    kind: Kind,
+    policy: GatePolicy,
+    review_threshold: float = DEFAULT_REVIEW_THRESHOLD,
+    block_threshold: float = DEFAULT_BLOCK_THRESHOLD,
+    leaks: Iterable[Entity] = (),
+) -> tuple[Decision, float, tuple[str, ...]]:
+    """One decision from the lexicon, the learned model and the document kind: (decision, risk, reasons).
+
+    - The lexicon is judged at the generic thresholds (`gate_decide_rules`; a ticket is capped at review unless
+      its evidence is a harmful request or threat; any identifier leaking from an outgoing text blocks it).
+    - The model's P(unsafe) is judged at the kind's `policy` (and ignored when its category does not count there).
+    - The more severe of the two wins, except that under `require_agreement` (tickets) a block needs both: the
+      lexicon's block and P(unsafe) ≥ policy.block; otherwise the ticket is reviewed. A citizen describing harm
+      done to them is a complaint: it may be looked at, never silently refused.
+    - Without a model (None) the lexicon decides alone. Risk is the higher of lexicon risk and P(unsafe).
+    """
+    leaks = list(leaks)
+    decision, reasons = gate_decide_rules(
+        assessment,
+        review_threshold=review_threshold,
+        block_threshold=block_threshold,
+        is_ticket=kind == "ticket",
+        leaks=leaks,
+    )
+    reasons_out = [f"lexicon: {reason}" for reason in reasons]
+    if prediction is None:
+        return decision, assessment.risk, tuple(reasons_out)
+    p = prediction.p_unsafe
+    if policy.categories is not None and prediction.category not in policy.categories:
+        if p >= policy.review:
+            reasons_out.append(f"model: P(unsafe)={p:.2f} as {prediction.category}, which does not count for a {kind}")
+        p = 0.0
+    model_decision: Decision = "allow"
+    if p >= policy.block and not policy.require_agreement:
+        model_decision = "block"
+    elif p >= policy.review:
+        model_decision = "review"
+    if model_decision != "allow":
+        reasons_out.append(f"model: P(unsafe)={p:.2f} ≥ {kind} {model_decision} threshold ({prediction.category})")
+    if policy.require_agreement and decision == "block" and not leaks and p < policy.block:
+        decision = "review"
+        reasons_out.append(f"model: P(unsafe)={p:.2f} < {policy.block:.2f}: a {kind} is blocked only when both agree")
+    if SEVERITY[model_decision] > SEVERITY[decision]:
+        decision = model_decision
+    return decision, round(max(assessment.risk, p), 4), tuple(reasons_out)

@@ -32,6 +32,8 @@ class SafetyAssessment:
     categories: dict[str, float]
     hits: tuple[SafetyHit, ...]
     pack_version: str
+    # The context cues found anywhere in the text (intent, protect, report ...), whether or not a rule hit.
+    cues: frozenset[str] = frozenset()
 
     @property
     def top_category(self) -> str | None:
@@ -50,7 +52,7 @@ class _Candidate:
     end: int
 
 
-def _matching_text(text: str) -> str:
+def matching_text(text: str) -> str:
     """Width-folded, lower-cased and, when that keeps offsets, simplified text to match on."""
     folded = fold_text(text)
     if has_traditional(folded):
@@ -145,7 +147,7 @@ def _weigh(
 def safety_score(text: str, *, pack: SafetyPack | None = None) -> SafetyAssessment:
     """Score one text: per category 1 - Π(1 - w) over its rules' best hits, capped; risk is the maximum."""
     pack = pack or load_safety_pack()
-    folded = _matching_text(text)
+    folded = matching_text(text)
     breaks = [match.end() for match in pack.scoring.sentence_breaks.finditer(folded)]
     starts = [0, *breaks]
     ends = [*breaks, len(folded)]
@@ -179,4 +181,5 @@ def safety_score(text: str, *, pack: SafetyPack | None = None) -> SafetyAssessme
         category: round(min(caps.get(category, 1.0), 1.0 - rest), 4) for category, rest in sorted(remaining.items())
     }
     hits = tuple(sorted(best.values(), key=lambda hit: (hit.start, hit.end, hit.rule_id)))
-    return SafetyAssessment(max(categories.values(), default=0.0), categories, hits, pack.version)
+    present = frozenset(name for name, spans in cues.items() if spans and name != EXCLUSION)
+    return SafetyAssessment(max(categories.values(), default=0.0), categories, hits, pack.version, present)

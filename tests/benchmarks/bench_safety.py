@@ -1,4 +1,5 @@
-"""Benchmark: safety scoring (automaton pass + context) against a naive per-term `str.find` loop; one JSON object."""
+"""Benchmark: safety scoring against a naive per-term `str.find` loop, and the gate with the learned model
+against the rules-only gate on the same texts, one call per text as the pipeline makes them; one JSON object."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import json
 import sys
 
 from rules.evaluation.common import jsonl_rows
-from rules.safety import load_safety_pack, safety_score
+from rules.safety import gate_decide_rules, load_safety_pack, safety_score
+from rules.safety.decision import DEFAULT_POLICIES, gate_decide_text
+from rules.safety.model import load_safety_model
 from rules.tickets.pack import fold_text
 from tests.benchmarks.measure import GROWTH_CHARS, SIZES, chars_per_second, naive_term_hits
 from tests.shared_data import shared_file
@@ -40,6 +43,18 @@ def main() -> None:
         for size in SIZES[:3]
     }
     rates = list(growth.values())
+    model = load_safety_model()
+    policy = DEFAULT_POLICIES["text"]
+
+    def rules_gate(text: str) -> object:
+        return gate_decide_rules(safety_score(text))
+
+    def model_gate(text: str) -> object:
+        return gate_decide_text(safety_score(text), model.predict([text])[0], kind="text", policy=policy)
+
+    model_gate("预热")
+    rules_gate_rate = chars_per_second(rules_gate, texts)
+    model_gate_rate = chars_per_second(model_gate, texts, repeats=2)
     report = {
         "texts": len(texts),
         "corpus_chars": sum(map(len, texts)),
@@ -54,6 +69,11 @@ def main() -> None:
         "safety_chars_per_s_by_size": growth,
         "naive_chars_per_s_by_size": naive_growth,
         "growth_max_over_min_rate": round(max(rates) / min(rates), 2),
+        "gate_rules_only_chars_per_s": round(rules_gate_rate),
+        "gate_with_model_chars_per_s": round(model_gate_rate),
+        "gate_with_model_texts_per_s": round(len(texts) / (sum(map(len, texts)) / model_gate_rate)),
+        "gate_model_ratio_vs_rules_only": round(model_gate_rate / rules_gate_rate, 3),
+        "model_version": model.version,
         "note": "the naive side only finds literal terms; the safety side also runs regexes and context rules",
     }
     json.dump(report, sys.stdout, ensure_ascii=False)

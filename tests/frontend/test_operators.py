@@ -1,4 +1,4 @@
-"""Operators: /healthz, /readyz (database, broker, LLM breaker) and /metrics with DocGate's pipeline histograms."""
+"""Operators: /healthz, /readyz (database, broker, LLM breaker, safety model) and /metrics with pipeline histograms."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def test_readyz_is_ready_with_database_broker_and_llm_disabled(client: Any, file
     checks = response.json()["checks"]
     assert checks["database"]["ok"] and checks["broker"]["ok"]
     assert checks["llm"]["status"] == "disabled"
+    assert checks["safety_model"]["ok"] and checks["safety_model"]["detail"].startswith("safety-")
 
 
 def test_readyz_is_unavailable_while_the_llm_breaker_is_open(client: Any, settings: Any, file_broker: None) -> None:

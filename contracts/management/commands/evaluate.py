@@ -28,8 +28,15 @@ class Command(BaseCommand):
             " (its figures under llm_report)",
         )
         parser.add_argument("--json", action="store_true", help="print JSON (the only output format)")
-        parser.add_argument("--train", help="tickets: labelled JSONL to fit the classifier on first")
-        parser.add_argument("--cv", type=int, help="tickets: k-fold cross-validation of the classifier on --data")
+        parser.add_argument("--train", help="tickets: labelled JSONL to fit the classifier on first; safety: the "
+                            "training corpus for --cv, --leave-out and --extra-safe")
+        parser.add_argument("--cv", type=int, help="tickets, safety: k-fold cross-validation on --data, the model "
+                            "refitted inside every fold")
+        parser.add_argument("--leave-out", help="safety: train without this source of --data, score on it")
+        parser.add_argument("--extra-safe", nargs="*", default=[], help="safety: an organisation's own safe texts "
+                            "added to every model trained here")
+        parser.add_argument("--rules-only", action="store_true", help="safety: the lexicon alone, no model")
+        parser.add_argument("--seed", type=int, default=0, help="safety: seed of folds and training")
         parser.add_argument("--limit", type=int, help="score only the first N rows")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -37,8 +44,13 @@ class Command(BaseCommand):
         path = Path(options["data"])
         if not path.is_file():
             raise CommandError(f"--data {path}: no such file")
-        if (options.get("train") or options.get("cv")) and task != "tickets":
-            raise CommandError("--train and --cv apply to the tickets task only")
+        if options.get("train") and not Path(options["train"]).is_file():
+            raise CommandError(f"--train {options['train']}: no such file")
+        if (options.get("train") or options.get("cv")) and task not in ("tickets", "safety"):
+            raise CommandError("--train and --cv apply to the tickets and safety tasks only")
+        safety_only = ("leave_out", "extra_safe", "rules_only")
+        if task != "safety" and any(options.get(name) for name in safety_only):
+            raise CommandError("--leave-out, --extra-safe and --rules-only apply to the safety task only")
         try:
             rows = list(jsonl_rows(path))
         except (ValueError, UnicodeDecodeError) as exc:
@@ -81,10 +93,28 @@ class Command(BaseCommand):
 
                 train_rows = list(jsonl_rows(options["train"])) if options.get("train") else None
                 return dict(evaluate_tickets(rows, train_rows=train_rows, cv=options.get("cv")))
-            from rules.evaluation.safety import evaluate_safety
-
-            return dict(evaluate_safety(rows))
+            return self._evaluate_safety(rows, options)
         except (KeyError, TypeError) as exc:
             raise CommandError(f"the data does not have the {task} format: {exc!r}") from exc
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
         except ImportError as exc:
             raise CommandError(f"the {task} task is not available in this build: {exc}") from exc
+
+    def _evaluate_safety(self, rows: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
+        from contracts.management.commands.train_safety_model import text_lines
+        from rules.evaluation.safety import evaluate_safety
+
+        train_rows = list(jsonl_rows(options["train"])) if options.get("train") else None
+        extra = [text for path in options["extra_safe"] for text in text_lines(path)]
+        if train_rows is not None:
+            self.stderr.write("training safety models for this evaluation (minutes per model) …")
+        return dict(evaluate_safety(
+            rows,
+            use_model=not options["rules_only"],
+            train_rows=train_rows,
+            cv=options.get("cv"),
+            leave_out=options.get("leave_out"),
+            extra_safe=extra,
+            seed=options["seed"],
+        ))

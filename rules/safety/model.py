@@ -1,0 +1,219 @@
+"""The learned safety classifier: a linear model over `rules.safety.features`, stored as plain arrays (no pickle).
+
+Two heads share the features: the label head (unsafe / sensitive / safe, multinomial logistic regression) whose
+P(unsafe) is calibrated by a Platt curve fitted on out-of-fold scores, and the category head (which DocGate
+category an unsafe text belongs to). The artifact is `weights.npz` plus `metadata.json` (format, data, licences,
+seed, metrics, the arrays' SHA-256); the shipped one lives in `rules/safety/model/`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from rules.safety.features import N_FEATURES, feature_matrix, lexicon_scores, text_counts
+
+FORMAT = "docgate-safety-model"
+FORMAT_VERSION = 1
+WEIGHTS_FILE = "weights.npz"
+METADATA_FILE = "metadata.json"
+SHIPPED_DIR = Path(__file__).resolve().parent / "model"
+LABELS = ("safe", "sensitive", "unsafe")
+# Long documents are scored in windows of about this many characters (cut at sentence ends): the model was
+# trained on texts of one to a few sentences, and one harmful paragraph must not be diluted by forty pages.
+WINDOW_CHARS = 400
+_SENTENCE_ENDS = frozenset("。！？!?；;\n")
+
+
+class SafetyModelError(ValueError):
+    """The artifact is missing, altered, or of another format version."""
+
+
+@dataclass(frozen=True)
+class SafetyPrediction:
+    """One text's calibrated P(unsafe), its most likely label, and the category an unsafe reading falls in."""
+
+    p_unsafe: float
+    label: str
+    category: str | None
+    category_p: float
+
+
+@dataclass
+class SafetyModel:
+    """The arrays of a trained model and the metadata that make it an artifact."""
+
+    idf: np.ndarray
+    label_coef: np.ndarray  # (len(LABELS), N_FEATURES)
+    label_intercept: np.ndarray
+    category_coef: np.ndarray  # (len(categories), N_FEATURES)
+    category_intercept: np.ndarray
+    categories: tuple[str, ...]
+    calibration: tuple[float, float]  # Platt: P = sigmoid(a x margin + b)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def version(self) -> str:
+        return str(self.metadata.get("model_version", "unversioned"))
+
+    def features(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        """The model's feature matrix for `texts`."""
+        return feature_matrix(text_counts(texts), self.idf, lexicon_scores(texts))
+
+    def unsafe_margins(self, features: sparse.csr_matrix) -> np.ndarray:
+        """Log-odds of `unsafe` against the other labels, before calibration."""
+        logits = features @ self.label_coef.T.astype(np.float64) + self.label_intercept
+        unsafe = LABELS.index("unsafe")
+        others = np.delete(logits, unsafe, axis=1)
+        rest = np.logaddexp.reduce(others, axis=1)
+        return np.asarray(logits[:, unsafe] - rest)
+
+    def calibrated(self, margins: np.ndarray) -> np.ndarray:
+        """P(unsafe) from margins through the Platt curve."""
+        a, b = self.calibration
+        return np.asarray(1.0 / (1.0 + np.exp(-(a * margins + b))))
+
+    def predict(self, texts: Sequence[str]) -> list[SafetyPrediction]:
+        """One prediction per text, in order; a long text is judged by its riskiest window."""
+        windows: list[str] = []
+        owners: list[int] = []
+        for number, text in enumerate(texts):
+            pieces = text_windows(text)
+            windows.extend(pieces)
+            owners.extend([number] * len(pieces))
+        if not windows:
+            return []
+        features = self.features(windows)
+        margins = self.unsafe_margins(features)
+        worst: dict[int, int] = {}
+        for index, owner in enumerate(owners):
+            if owner not in worst or margins[index] > margins[worst[owner]]:
+                worst[owner] = index
+        rows = [worst[number] for number in range(len(texts))]
+        chosen = features[rows]
+        probabilities = self.calibrated(margins[rows])
+        labels = np.asarray(chosen @ self.label_coef.T.astype(np.float64) + self.label_intercept).argmax(axis=1)
+        out = []
+        for position, index in enumerate(rows):
+            category, category_p = self._category(features[index])
+            out.append(SafetyPrediction(round(float(probabilities[position]), 4), LABELS[int(labels[position])],
+                                        category, category_p))
+        return out
+
+    def _category(self, row: sparse.csr_matrix) -> tuple[str | None, float]:
+        """The most likely category of one feature row and its probability."""
+        if not self.categories:
+            return None, 0.0
+        logits = np.asarray(row @ self.category_coef.T.astype(np.float64) + self.category_intercept).ravel()
+        probabilities = np.exp(logits - logits.max())
+        probabilities /= probabilities.sum()
+        best = int(np.argmax(probabilities))
+        return self.categories[best], round(float(probabilities[best]), 4)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The stored arrays, in their stored dtypes and a fixed order."""
+        return {
+            "idf": self.idf.astype(np.float32),
+            "label_coef": self.label_coef.astype(np.float32),
+            "label_intercept": self.label_intercept.astype(np.float64),
+            "category_coef": self.category_coef.astype(np.float32),
+            "category_intercept": self.category_intercept.astype(np.float64),
+            "calibration": np.asarray(self.calibration, dtype=np.float64),
+        }
+
+    def save(self, path: str | Path) -> Path:
+        """Write `weights.npz` and `metadata.json` (with the arrays' digest) into directory `path`."""
+        directory = Path(path)
+        directory.mkdir(parents=True, exist_ok=True)
+        arrays = self.arrays()
+        np.savez_compressed(directory / WEIGHTS_FILE, **arrays)  # type: ignore[arg-type]
+        self.metadata = {
+            **self.metadata,
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "labels": list(LABELS),
+            "categories": list(self.categories),
+            "n_features": N_FEATURES,
+            "weights_sha256": weights_digest(arrays),
+        }
+        text = json.dumps(self.metadata, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+        (directory / METADATA_FILE).write_text(text, encoding="utf-8")
+        return directory
+
+    @classmethod
+    def load(cls, path: str | Path) -> SafetyModel:
+        """Read an artifact directory; raise SafetyModelError when it is missing, altered or of another format."""
+        directory = Path(path)
+        try:
+            metadata = json.loads((directory / METADATA_FILE).read_text(encoding="utf-8"))
+            with np.load(directory / WEIGHTS_FILE, allow_pickle=False) as stored:
+                arrays = {name: stored[name] for name in stored.files}
+        except (OSError, ValueError, KeyError) as exc:
+            raise SafetyModelError(f"{directory}: no readable safety model ({exc})") from exc
+        if metadata.get("format") != FORMAT or metadata.get("format_version") != FORMAT_VERSION:
+            raise SafetyModelError(f"{directory}: not a DocGate safety model of format version {FORMAT_VERSION}")
+        if metadata.get("n_features") != N_FEATURES or tuple(metadata.get("labels", ())) != LABELS:
+            raise SafetyModelError(f"{directory}: built for other features or labels; retrain it")
+        try:
+            digest = weights_digest(arrays)
+            a, b = (float(value) for value in arrays["calibration"])
+            model = cls(
+                idf=arrays["idf"],
+                label_coef=arrays["label_coef"],
+                label_intercept=arrays["label_intercept"],
+                category_coef=arrays["category_coef"],
+                category_intercept=arrays["category_intercept"],
+                categories=tuple(metadata["categories"]),
+                calibration=(a, b),
+                metadata=metadata,
+            )
+        except (KeyError, ValueError) as exc:
+            raise SafetyModelError(f"{directory}: incomplete safety model ({exc!r})") from exc
+        if digest != metadata.get("weights_sha256"):
+            raise SafetyModelError(f"{directory}: {WEIGHTS_FILE} does not match its metadata digest")
+        return model
+
+
+def weights_digest(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 over every array's name, dtype, shape and bytes: equal for equal weights, whatever the zip says."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def text_windows(text: str, size: int = WINDOW_CHARS) -> list[str]:
+    """`text` itself when short; else consecutive pieces of about `size` characters cut after sentence ends."""
+    if len(text) <= size:
+        return [text]
+    windows, start = [], 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            cut = max((i for i in range(start + size // 2, end) if text[i] in _SENTENCE_ENDS), default=end - 1)
+            end = cut + 1
+        piece = text[start:end]
+        if piece.strip():
+            windows.append(piece)
+        start = end
+    return windows or [text]
+
+
+def load_safety_model(path: str | Path | None = None) -> SafetyModel:
+    """Load a model directory (by default the shipped one) once per process; raise SafetyModelError when unusable."""
+    return _load_cached(str(path or SHIPPED_DIR))
+
+
+@lru_cache(maxsize=8)
+def _load_cached(path: str) -> SafetyModel:
+    return SafetyModel.load(path)

@@ -1,0 +1,41 @@
+"""Every reply and summary DocGate's templates can write passes the outgoing gate (lexicon + learned model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from contracts.gate import gate_decide
+from contracts.merge import contract_summary_template, ticket_reply_template
+from rules.tickets.pack import load_pack
+
+
+def _replies() -> list[str]:
+    taxonomy = load_pack().taxonomy
+    replies = {ticket_reply_template(None, False)}
+    for category in taxonomy.categories:
+        departments = {category.department, *(sub.department for sub in category.level2 if sub.department)}
+        for department in departments:
+            for urgent in (False, True):
+                replies.add(ticket_reply_template({"label": category.name, "department": department}, urgent))
+    return sorted(replies)
+
+
+def _summaries() -> list[str]:
+    clause = {"kind": "clause", "status": "stipulated"}
+    return [
+        contract_summary_template([]),
+        contract_summary_template([{**clause, "label": "违约金/违约责任"}, {**clause, "label": "保密"}]),
+        contract_summary_template([
+            {**clause, "label": "定金"},
+            {"kind": "risk", "message": "定金约为合同标的额的35.0%，超过20%的部分不产生定金效力"},
+            {"kind": "risk", "message": "竞业限制期限为三年，超过法定最长两年"},
+            {"kind": "risk", "message": "合同同时约定违约金和定金，一方违约时对方只能选择适用其一"},
+        ]),
+    ]
+
+
+@pytest.mark.parametrize("text", [*_replies(), *_summaries()])
+def test_a_template_answer_is_allowed_out(text: str, settings: object) -> None:
+    decision = gate_decide(text=text, kind="outgoing", use_llm=False)
+    assert decision.decision == "allow", decision.reasons
+    assert decision.model_version is not None
