@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,15 @@ class SafetyModel:
     calibration: tuple[float, float]  # Platt: P = sigmoid(a x margin + b)
     metadata: dict[str, Any] = field(default_factory=dict)
 
+    @cached_property
+    def _label_weights(self) -> np.ndarray:
+        """The label head as (features, labels) float64, converted once rather than on every call."""
+        return np.ascontiguousarray(self.label_coef.T, dtype=np.float64)
+
+    @cached_property
+    def _category_weights(self) -> np.ndarray:
+        return np.ascontiguousarray(self.category_coef.T, dtype=np.float64)
+
     @property
     def version(self) -> str:
         return str(self.metadata.get("model_version", "unversioned"))
@@ -70,7 +79,7 @@ class SafetyModel:
 
     def unsafe_margins(self, features: sparse.csr_matrix) -> np.ndarray:
         """Log-odds of `unsafe` against the other labels, before calibration."""
-        logits = features @ self.label_coef.T.astype(np.float64) + self.label_intercept
+        logits = features @ self._label_weights + self.label_intercept
         unsafe = LABELS.index("unsafe")
         others = np.delete(logits, unsafe, axis=1)
         rest = np.logaddexp.reduce(others, axis=1)
@@ -100,7 +109,7 @@ class SafetyModel:
         rows = [worst[number] for number in range(len(texts))]
         chosen = features[rows]
         probabilities = self.calibrated(margins[rows])
-        labels = np.asarray(chosen @ self.label_coef.T.astype(np.float64) + self.label_intercept).argmax(axis=1)
+        labels = np.asarray(chosen @ self._label_weights + self.label_intercept).argmax(axis=1)
         out = []
         for position, index in enumerate(rows):
             category, category_p = self._category(features[index])
@@ -112,7 +121,7 @@ class SafetyModel:
         """The most likely category of one feature row and its probability."""
         if not self.categories:
             return None, 0.0
-        logits = np.asarray(row @ self.category_coef.T.astype(np.float64) + self.category_intercept).ravel()
+        logits = np.asarray(row @ self._category_weights + self.category_intercept).ravel()
         probabilities = np.exp(logits - logits.max())
         probabilities /= probabilities.sum()
         best = int(np.argmax(probabilities))
