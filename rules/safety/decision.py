@@ -64,14 +64,16 @@ def _ticket_decision(
     assessment: SafetyAssessment, review_threshold: float, block_threshold: float
 ) -> tuple[Decision, tuple[str, ...]]:
     """A ticket's rules-only decision: only categories that count for a ticket (`_counts_for_ticket`) flag it, and
-    it is blocked only when a TICKET_BLOCKABLE category reaches the block threshold through a request or threat;
-    a complaint, however angry, is routed, never blocked."""
+    it is blocked only when a TICKET_BLOCKABLE category reaches the block threshold through a request or threat
+    and the text is not addressed to an authority as a complaint; a complaint, however angry, is routed."""
     counted = {c: score for c, score in assessment.categories.items() if _counts_for_ticket(assessment, c)}
     reasons = tuple(reason for reason in _reasons(assessment, review_threshold) if reason.split(" ")[0] in counted)
     risk = max(counted.values(), default=0.0)
     if risk >= block_threshold:
         blocking = [c for c, score in counted.items() if score >= block_threshold]
-        if any(_blocking_for_ticket(assessment, category) for category in blocking):
+        # A text that asks an authority to act (举报, 投诉, 请…查处) is a complaint as a whole, whatever one of
+        # its sentences looks like: it is routed to a person, never refused.
+        if "complaint" not in assessment.cues and any(_blocking_for_ticket(assessment, c) for c in blocking):
             return "block", reasons
         return "review", (*reasons, "ticket: capped at review (a complaint is routed, not blocked)")
     if risk >= review_threshold:
