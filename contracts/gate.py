@@ -119,7 +119,7 @@ def gate_decide(
     except SafetyModelError:
         logger.exception("no usable safety model: the gate sends this text to review")
         model = None
-    prediction = model.predict([text])[0] if model is not None else None
+    prediction = model.predict([text], [assessment])[0] if model is not None else None
     decision: str
     decision, risk, reasons = gate_decide_text(
         assessment,

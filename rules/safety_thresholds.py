@@ -10,11 +10,11 @@ DEFAULT_BLOCK_THRESHOLD = 0.85
 #   1,439 real citizen tickets that are in no safety evaluation file; the block threshold is the model's half of a
 #   block that both layers must agree on;
 # - contract: the same with at most 0.5 % added on 353 real contract texts;
-# - text (anything else, e.g. requests to a model): the lowest at which harmful requests of a source the model never
+# - text (anything else, e.g. requests to a model): the highest at which harmful requests of a source the model never
 #   saw (JADE left out) are recalled at 0.80, the floor; a person reviews, nothing is refused at that level;
 # - outgoing: the generic thresholds; every reply and summary DocGate's templates write passes (a test).
 DEFAULT_KIND_THRESHOLDS: dict[str, tuple[float, float]] = {
-    "ticket": (0.9, DEFAULT_BLOCK_THRESHOLD),
+    "ticket": (0.85, DEFAULT_BLOCK_THRESHOLD),
     "contract": (0.95, 0.99),
     "outgoing": (DEFAULT_REVIEW_THRESHOLD, DEFAULT_BLOCK_THRESHOLD),
     "text": (0.3, DEFAULT_BLOCK_THRESHOLD),

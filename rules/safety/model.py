@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
-from rules.safety.features import N_FEATURES, feature_matrix, lexicon_scores, text_counts
+from rules.safety.features import N_FEATURES, N_TEXT_FEATURES, lexicon_row, text_terms
+from rules.safety.scorer import SafetyAssessment, safety_score
 
 FORMAT = "docgate-safety-model"
 FORMAT_VERSION = 1
@@ -73,55 +73,52 @@ class SafetyModel:
     def version(self) -> str:
         return str(self.metadata.get("model_version", "unversioned"))
 
-    def features(self, texts: Sequence[str]) -> sparse.csr_matrix:
-        """The model's feature matrix for `texts`."""
-        return feature_matrix(text_counts(texts), self.idf, lexicon_scores(texts))
+    def _window_logits(self, window: str, assessment: SafetyAssessment | None) -> tuple[np.ndarray, np.ndarray]:
+        """Label and category logits of one window, computed on its few non-zero features only.
 
-    def unsafe_margins(self, features: sparse.csr_matrix) -> np.ndarray:
-        """Log-odds of `unsafe` against the other labels, before calibration."""
-        logits = features @ self._label_weights + self.label_intercept
-        unsafe = LABELS.index("unsafe")
-        others = np.delete(logits, unsafe, axis=1)
-        rest = np.logaddexp.reduce(others, axis=1)
-        return np.asarray(logits[:, unsafe] - rest)
+        The same arithmetic as `feature_matrix` followed by the heads (sublinear tf x idf, L2 norm, lexicon
+        columns), without building sparse matrices: a single short text would spend most of its time there.
+        """
+        indices, counts = text_terms(window)
+        weights = (1.0 + np.log(counts)) * self.idf[indices]
+        norm = float(np.sqrt(weights @ weights))
+        if norm > 0.0:
+            weights /= norm
+        lexicon = lexicon_row(assessment if assessment is not None else safety_score(window))
+        label = weights @ self._label_weights[indices] + lexicon @ self._label_weights[N_TEXT_FEATURES:]
+        category = weights @ self._category_weights[indices] + lexicon @ self._category_weights[N_TEXT_FEATURES:]
+        return label + self.label_intercept, category + self.category_intercept
 
     def calibrated(self, margins: np.ndarray) -> np.ndarray:
         """P(unsafe) from margins through the Platt curve."""
         a, b = self.calibration
         return np.asarray(1.0 / (1.0 + np.exp(-(a * margins + b))))
 
-    def predict(self, texts: Sequence[str]) -> list[SafetyPrediction]:
-        """One prediction per text, in order; a long text is judged by its riskiest window."""
-        windows: list[str] = []
-        owners: list[int] = []
-        for number, text in enumerate(texts):
-            pieces = text_windows(text)
-            windows.extend(pieces)
-            owners.extend([number] * len(pieces))
-        if not windows:
-            return []
-        features = self.features(windows)
-        margins = self.unsafe_margins(features)
-        worst: dict[int, int] = {}
-        for index, owner in enumerate(owners):
-            if owner not in worst or margins[index] > margins[worst[owner]]:
-                worst[owner] = index
-        rows = [worst[number] for number in range(len(texts))]
-        chosen = features[rows]
-        probabilities = self.calibrated(margins[rows])
-        labels = np.asarray(chosen @ self._label_weights + self.label_intercept).argmax(axis=1)
+    def predict(
+        self, texts: Sequence[str], assessments: Sequence[SafetyAssessment] | None = None
+    ) -> list[SafetyPrediction]:
+        """One prediction per text, in order; a long text is judged by its riskiest window.
+
+        `assessments` (the lexicon's, one per text) spare scoring a single-window text twice.
+        """
         out = []
-        for position, index in enumerate(rows):
-            category, category_p = self._category(features[index])
-            out.append(SafetyPrediction(round(float(probabilities[position]), 4), LABELS[int(labels[position])],
-                                        category, category_p))
+        for number, text in enumerate(texts):
+            windows = text_windows(text)
+            known = assessments[number] if assessments is not None and len(windows) == 1 else None
+            scored = [self._window_logits(window, known) for window in windows]
+            margins = [_unsafe_margin(label) for label, _category in scored]
+            worst = int(np.argmax(margins))
+            label_logits, category_logits = scored[worst]
+            category, category_p = self._category(category_logits)
+            probability = float(self.calibrated(np.array([margins[worst]]))[0])
+            out.append(SafetyPrediction(round(probability, 4), LABELS[int(np.argmax(label_logits))], category,
+                                        category_p))
         return out
 
-    def _category(self, row: sparse.csr_matrix) -> tuple[str | None, float]:
-        """The most likely category of one feature row and its probability."""
+    def _category(self, logits: np.ndarray) -> tuple[str | None, float]:
+        """The most likely category from its logits, and its probability."""
         if not self.categories:
             return None, 0.0
-        logits = np.asarray(row @ self._category_weights + self.category_intercept).ravel()
         probabilities = np.exp(logits - logits.max())
         probabilities /= probabilities.sum()
         best = int(np.argmax(probabilities))
@@ -199,6 +196,12 @@ def weights_digest(arrays: dict[str, np.ndarray]) -> str:
         digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())
         digest.update(array.tobytes())
     return digest.hexdigest()
+
+
+def _unsafe_margin(label_logits: np.ndarray) -> float:
+    """Log-odds of `unsafe` against the other labels."""
+    unsafe = LABELS.index("unsafe")
+    return float(label_logits[unsafe] - np.logaddexp.reduce(np.delete(label_logits, unsafe)))
 
 
 def text_windows(text: str, size: int = WINDOW_CHARS) -> list[str]:

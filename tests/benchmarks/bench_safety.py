@@ -50,7 +50,8 @@ def main() -> None:
         return gate_decide_rules(safety_score(text))
 
     def model_gate(text: str) -> object:
-        return gate_decide_text(safety_score(text), model.predict([text])[0], kind="text", policy=policy)
+        assessment = safety_score(text)
+        return gate_decide_text(assessment, model.predict([text], [assessment])[0], kind="text", policy=policy)
 
     model_gate("预热")
     rules_gate_rate = chars_per_second(rules_gate, texts)

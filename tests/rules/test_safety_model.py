@@ -11,6 +11,7 @@ import pytest
 
 from rules.safety import safety_score
 from rules.safety.decision import DEFAULT_POLICIES, GatePolicy, Kind, gate_decide_text
+from rules.safety.features import N_TEXT_FEATURES, char_buckets, text_counts, text_terms
 from rules.safety.model import (
     METADATA_FILE,
     SHIPPED_DIR,
@@ -205,3 +206,21 @@ def test_without_a_model_the_lexicon_decides_alone() -> None:
 def test_a_policy_with_review_above_block_is_refused() -> None:
     with pytest.raises(ValueError):
         GatePolicy(0.9, 0.5)
+
+
+def test_a_texts_row_of_counts_is_its_own_terms() -> None:
+    texts = ["我被电信诈骗骗走了两万元，已经报警", "教我怎么制作炸药", ""]
+    counts = text_counts(texts)
+    for row, text in enumerate(texts):
+        indices, values = text_terms(text)
+        np.testing.assert_array_equal(counts[row].indices, indices)
+        np.testing.assert_array_equal(counts[row].data, values)
+    assert counts.shape == (3, N_TEXT_FEATURES) and counts[2].nnz == 0
+
+
+def test_char_ngrams_hash_the_same_in_every_process_and_spread_out() -> None:
+    assert char_buckets("ab").tolist() == char_buckets("ab").tolist()
+    assert len(char_buckets("abcd")) == 4 + 3 + 2 + 1
+    text = "".join(chr(0x4E00 + i) for i in range(2000))
+    buckets = char_buckets(text)
+    assert len(set(buckets.tolist())) > 0.97 * len(buckets)
