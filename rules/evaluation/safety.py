@@ -209,8 +209,8 @@ def _sweep(scored: Sequence[_Scored], policies: Mapping[Kind, GatePolicy], revie
         points = []
         for threshold in SWEEP_THRESHOLDS:
             base = policies[kind]
-            block = base.block if base.require_agreement else max(threshold, base.block)
-            policy = replace(base, review=threshold, block=block)
+            model_block = base.block if base.require_agreement else max(threshold, base.block)
+            policy = replace(base, review=threshold, block=model_block)
             per_source: dict[str, _Tally] = {}
             for item in rows:
                 decision = _decide(item, {kind: policy}, review, block)
@@ -243,8 +243,8 @@ def evaluate_safety(
 
     `use_model=False` measures the lexicon alone. `train_rows` (the training corpus) is needed for `cv`,
     `leave_out` and `extra_safe`; rows of sources that may not be trained on are never trained on, here either.
-    Only rows scored by a model are counted when a model is trained here (leave-out scores the left-out source
-    and the never-trained sources). Raise ValueError for bad rows or a mode without its training corpus.
+    Every row is scored; `per_source[...]["fitted"]` marks figures of sources the scoring model trained on.
+    Raise ValueError for bad rows or a mode without its training corpus.
     """
     started = time.perf_counter()
     data = safety_rows(rows)

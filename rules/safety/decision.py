@@ -46,6 +46,11 @@ def _blocking_for_ticket(assessment: SafetyAssessment, category: str) -> bool:
     if category in ("violence_threat", "prompt_injection"):
         # A direct threat ("杀了你") and an injection both carry their intent in the words themselves.
         return any(hit.category == category and not hit.context.startswith("mitigated") for hit in assessment.hits)
+    return _in_request_context(assessment, category)
+
+
+def _in_request_context(assessment: SafetyAssessment, category: str) -> bool:
+    """Whether one of the category's hits was raised by a request, stealth, solicitation or coercion cue."""
     return any(hit.category == category and hit.context in _REQUEST_CONTEXTS for hit in assessment.hits)
 
 
@@ -55,9 +60,7 @@ def _counts_for_ticket(assessment: SafetyAssessment, category: str) -> bool:
     Citizens name crimes, fraud, pollution and abuse of power because they report them; a mention of a harm, or a
     group named beside a complaint's hard words, is the substance of a complaint, not a sign of one.
     """
-    if category in TICKET_INTENT_CATEGORIES:
-        return True
-    return any(hit.category == category and hit.context in _REQUEST_CONTEXTS for hit in assessment.hits)
+    return category in TICKET_INTENT_CATEGORIES or _in_request_context(assessment, category)
 
 
 def _ticket_decision(

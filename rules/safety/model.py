@@ -91,8 +91,7 @@ class SafetyModel:
 
     def calibrated(self, margins: np.ndarray) -> np.ndarray:
         """P(unsafe) from margins through the Platt curve."""
-        a, b = self.calibration
-        return np.asarray(1.0 / (1.0 + np.exp(-(a * margins + b))))
+        return platt(margins, *self.calibration)
 
     def predict(
         self, texts: Sequence[str], assessments: Sequence[SafetyAssessment] | None = None
@@ -196,6 +195,11 @@ def weights_digest(arrays: dict[str, np.ndarray]) -> str:
         digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())
         digest.update(array.tobytes())
     return digest.hexdigest()
+
+
+def platt(margins: np.ndarray, a: float, b: float) -> np.ndarray:
+    """The Platt curve sigmoid(a x margin + b)."""
+    return np.asarray(1.0 / (1.0 + np.exp(-(a * margins + b))))
 
 
 def _unsafe_margin(label_logits: np.ndarray) -> float:

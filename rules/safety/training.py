@@ -33,7 +33,7 @@ from rules.safety.features import (
     lexicon_scores,
     text_counts,
 )
-from rules.safety.model import LABELS, SafetyModel
+from rules.safety.model import LABELS, SafetyModel, platt
 from rules.safety.pack import load_safety_pack
 from rules.safety.safe_requests import SOURCE as OWN_SOURCE
 from rules.safety.safe_requests import own_texts, safe_requests_version
@@ -250,9 +250,7 @@ def train_safety_model(
             fold_head = _fit(features[inside], labels[inside], weights[inside], seed)
             margins[outside] = _unsafe_margin(fold_head, features[outside])
         calibration = _platt(margins, (labels == "unsafe").astype(int))
-        a, b = calibration
-        out_of_fold = 1.0 / (1.0 + np.exp(-(a * margins + b)))
-        sweep = out_of_fold_sweep(out_of_fold, labels, sources)
+        sweep = out_of_fold_sweep(platt(margins, *calibration), labels, sources)
     unsafe_rows = np.flatnonzero(labels == "unsafe")
     category_labels = np.array([all_examples[i].category for i in unsafe_rows])
     categories = tuple(sorted(set(category_labels.tolist())))
