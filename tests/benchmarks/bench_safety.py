@@ -11,7 +11,13 @@ from rules.safety import gate_decide_rules, load_safety_pack, safety_score
 from rules.safety.decision import DEFAULT_POLICIES, gate_decide_text
 from rules.safety.model import load_safety_model
 from rules.tickets.pack import fold_text
-from tests.benchmarks.measure import GROWTH_CHARS, SIZES, chars_per_second, naive_term_hits
+from tests.benchmarks.measure import (
+    GROWTH_CHARS,
+    SIZES,
+    chars_per_second,
+    naive_term_hits,
+    paired_chars_per_second,
+)
 from tests.shared_data import shared_file
 
 
@@ -54,8 +60,7 @@ def main() -> None:
         return gate_decide_text(assessment, model.predict([text], [assessment])[0], kind="text", policy=policy)
 
     model_gate("预热")
-    rules_gate_rate = chars_per_second(rules_gate, texts)
-    model_gate_rate = chars_per_second(model_gate, texts, repeats=2)
+    rules_gate_rate, model_gate_rate = paired_chars_per_second([rules_gate, model_gate], texts)
     report = {
         "texts": len(texts),
         "corpus_chars": sum(map(len, texts)),

@@ -11,7 +11,7 @@ import pytest
 
 from rules.safety import safety_score
 from rules.safety.decision import DEFAULT_POLICIES, GatePolicy, Kind, gate_decide_text
-from rules.safety.features import N_TEXT_FEATURES, char_buckets, text_counts, text_terms
+from rules.safety.features import N_TEXT_FEATURES, char_buckets, jieba_words, text_counts, text_terms
 from rules.safety.model import (
     METADATA_FILE,
     SHIPPED_DIR,
@@ -224,3 +224,17 @@ def test_char_ngrams_hash_the_same_in_every_process_and_spread_out() -> None:
     text = "".join(chr(0x4E00 + i) for i in range(2000))
     buckets = char_buckets(text)
     assert len(set(buckets.tolist())) > 0.97 * len(buckets)
+
+
+def test_words_are_the_python_jiebas_words() -> None:
+    """The model's words come from rjieba (compiled); they must be exactly what jieba gives without HMM, or the
+    shipped weights would be read against different buckets than they were trained on."""
+    jieba = pytest.importorskip("jieba")
+    jieba.setLogLevel(60)
+    tokenizer = jieba.Tokenizer()
+    texts = [row["text"] for row in safety_train_sample(40)] + [
+        "我被电信诈骗骗走了两万元，已经报警", "  全角　空格\n和换行 mixed English 123 ", "", "龍門飲茶，佢哋喺度傾偈",
+    ]
+    for text in texts:
+        expected = [word for word in tokenizer.lcut(text, HMM=False) if word.strip()]
+        assert jieba_words(text) == expected, text
