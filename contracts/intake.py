@@ -12,6 +12,7 @@ from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 
 from contracts.audit import audit_record
+from contracts.dispatch import JOB_RUN, task_send_on_commit
 from contracts.extraction import ExtractionError, ExtractionLimits, extract
 from contracts.models import ApiKey, Document, DocumentKind, DocumentSource, Job, Organisation
 from contracts.refusals import Refused
@@ -147,7 +148,7 @@ def document_submit(
                 api_key=api_key,
                 after={"kind": document.kind, "sha256": sha256, "size_bytes": len(raw), "job": str(job.id)},
             )
-            transaction.on_commit(lambda: job_enqueue(job.id))
+            task_send_on_commit(JOB_RUN, str(job.id))
     except IntegrityError:
         _original_delete(document)
         # Another request stored the same bytes first: answer with that document.
@@ -174,13 +175,3 @@ def _existing_outcome(organisation: Organisation, sha256: str) -> IntakeOutcome 
     job = document.latest_job()
     assert job is not None, "every stored document has a job"
     return IntakeOutcome(document=document, job=job, duplicate=True)
-
-
-def job_enqueue(job_id: Any) -> None:
-    """Send the job to the broker; if that fails the job stays queued and the sweeper sends it later."""
-    from contracts.tasks import job_run_task
-
-    try:
-        job_run_task.delay(str(job_id))
-    except Exception:  # broker down: the database row is the source of truth
-        logger.warning("could not enqueue job %s; the sweeper will retry", job_id, exc_info=True)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
-import random
 import socket
 from typing import Any
 
 from celery import shared_task
 from django.conf import settings
 
+from contracts.dispatch import JOB_RUN, WEBHOOK_DELIVER, backoff_delay_s, task_send
 from contracts.pipeline import TransientError, job_run, jobs_sweep
 
 logger = logging.getLogger(__name__)
@@ -22,9 +22,8 @@ def worker_name() -> str:
 
 
 def retry_delay_s(retries: int) -> float:
-    """Exponential backoff with full jitter, capped at five minutes."""
-    ceiling = min(300.0, settings.DOCGATE_RETRY_BACKOFF_S * (2**retries))
-    return random.uniform(ceiling / 2, ceiling)
+    """Backoff before the job's next try, capped at five minutes."""
+    return backoff_delay_s(retries, settings.DOCGATE_RETRY_BACKOFF_S, 300.0)
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
@@ -48,7 +47,7 @@ def jobs_sweep_task() -> dict[str, int]:
     """Periodic: hand jobs stuck in queued/running back to the broker."""
     report, job_ids = jobs_sweep()
     for job_id in job_ids:
-        job_run_task.delay(job_id)
+        task_send(JOB_RUN, job_id)
     if job_ids:
         logger.info("sweeper re-enqueued %d job(s): %s", len(job_ids), report)
     return {"requeued_running": report.requeued_running, "resent_queued": report.resent_queued, "failed": report.failed}
@@ -74,5 +73,5 @@ def webhook_deliveries_sweep_task() -> int:
 
     due = webhook_deliveries_due()
     for delivery_id in due:
-        webhook_deliver_task.delay(delivery_id)
+        task_send(WEBHOOK_DELIVER, delivery_id)
     return len(due)

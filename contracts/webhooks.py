@@ -6,7 +6,6 @@ import hashlib
 import hmac
 import ipaddress
 import json
-import random
 import secrets
 import socket
 import time
@@ -23,6 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from contracts.audit import audit_record
+from contracts.dispatch import WEBHOOK_DELIVER, backoff_delay_s, task_send_on_commit
 from contracts.models import DeliveryState, Job, Organisation, Result, WebhookDelivery, WebhookEndpoint
 from contracts.refusals import Refused
 
@@ -70,10 +70,8 @@ def webhook_max_attempts() -> int:
 
 
 def webhook_retry_delay_s(attempt: int) -> float:
-    """Exponential backoff with jitter after the given attempt (1-based), capped at an hour."""
-    base = float(getattr(settings, "DOCGATE_WEBHOOK_BACKOFF_S", 30))
-    ceiling = min(3600.0, base * (2 ** max(attempt - 1, 0)))
-    return random.uniform(ceiling / 2, ceiling)
+    """Backoff after the given attempt (1-based), capped at an hour."""
+    return backoff_delay_s(attempt - 1, float(getattr(settings, "DOCGATE_WEBHOOK_BACKOFF_S", 30)), 3600.0)
 
 
 # --- Signatures ----------------------------------------------------------------------------------------------
@@ -254,14 +252,8 @@ def webhook_event_final(*, result: Result) -> WebhookDelivery | None:
             },
         )
         if created:
-            transaction.on_commit(lambda: _enqueue(str(delivery.pk)), robust=True)
+            task_send_on_commit(WEBHOOK_DELIVER, str(delivery.pk))
     return delivery
-
-
-def _enqueue(delivery_id: str) -> None:
-    from contracts.tasks import webhook_deliver_task  # tasks import the pipeline, which imports this module
-
-    webhook_deliver_task.delay(delivery_id)
 
 
 def _delivery_claim(delivery_id: Any) -> bool:
@@ -392,7 +384,7 @@ def webhook_redeliver(*, delivery_id: Any, organisation: Organisation, user: Any
             before=before,
             after={"state": delivery.state, "attempts": 0},
         )
-        transaction.on_commit(lambda: _enqueue(str(delivery.pk)), robust=True)
+        task_send_on_commit(WEBHOOK_DELIVER, str(delivery.pk))
     return delivery
 
 

@@ -1,0 +1,45 @@
+"""The one door to the broker: services send Celery tasks by name, after their transaction commits.
+
+Policy for every message: the database row (a queued job, a pending delivery) is the source of truth and the
+message only a wake-up call. A message is sent once the transaction that created the row has committed (a worker
+must never look for a row that is not there yet); when the broker refuses it, the failure is logged and the row
+stays as it is, for the periodic sweeper to send again. Services therefore never import `contracts.tasks`.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Final
+
+from celery import current_app
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+JOB_RUN: Final = "contracts.tasks.job_run_task"
+WEBHOOK_DELIVER: Final = "contracts.tasks.webhook_deliver_task"
+
+
+def task_send(name: str, *args: str) -> bool:
+    """Send task `name` now; False (logged) when the broker cannot take it, for the sweeper to retry later."""
+    try:
+        # Looked up in the app's registry rather than imported: eager mode (tests) and routing keep working,
+        # and the services that send do not import the tasks that run them.
+        current_app.tasks[name].apply_async(args=list(args))
+    except Exception:  # broker down or unreachable: the row stays, the sweeper sends it again
+        logger.warning("could not send %s%s; the sweeper will send it again", name, args, exc_info=True)
+        return False
+    return True
+
+
+def task_send_on_commit(name: str, *args: str) -> None:
+    """Send task `name` once the current transaction commits (at once outside a transaction)."""
+    transaction.on_commit(lambda: task_send(name, *args))
+
+
+def backoff_delay_s(attempt: int, base_s: float, cap_s: float) -> float:
+    """Exponential backoff with jitter before retry `attempt` (0 for the first): uniform in [d/2, d] where
+    d = min(cap_s, base_s x 2^attempt), so that retries of many failures spread out instead of arriving together."""
+    ceiling = min(cap_s, base_s * (2 ** max(attempt, 0)))
+    return random.uniform(ceiling / 2, ceiling)
