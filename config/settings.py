@@ -115,6 +115,9 @@ DOCGATE_JOB_LEASE_S = envint("DOCGATE_JOB_LEASE_S", 600)
 DOCGATE_JOB_QUEUED_DEADLINE_S = envint("DOCGATE_JOB_QUEUED_DEADLINE_S", 300)
 DOCGATE_JOB_MAX_ATTEMPTS = envint("DOCGATE_JOB_MAX_ATTEMPTS", 5)
 DOCGATE_SWEEP_INTERVAL_S = envint("DOCGATE_SWEEP_INTERVAL_S", 60)
+# Test-only hook, not a product setting: dotted paths of stage classes appended to every job's pipeline (the fault
+# tests add one that pauses so that a worker can be killed mid-job).
+DOCGATE_EXTRA_STAGES: tuple[str, ...] = ()
 DOCGATE_RETRY_BACKOFF_S = envint("DOCGATE_RETRY_BACKOFF_S", 5)
 
 # --- Review and webhooks ------------------------------------------------------------------------------------

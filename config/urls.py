@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
-from contracts.health import healthz, readyz
-from contracts.metrics import metrics_view
+from contracts.operations.health import healthz, readyz
+from contracts.operations.metrics import metrics_view
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -11,5 +11,5 @@ class ContractsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        import contracts.metrics  # noqa: F401  (observes stage latency as pipeline results are stored)
-        from contracts import checks  # noqa: F401  (registers system checks)
+        import contracts.operations.metrics  # noqa: F401  (observes stage latency as pipeline results are stored)
+        from contracts.operations import checks  # noqa: F401  (registers system checks)

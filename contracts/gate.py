@@ -27,7 +27,10 @@ from typing import Any
 
 from django.conf import settings
 
-from contracts.model_store import model_current_dir, model_publish
+from contracts.learned.store import model_current_dir, model_publish
+from contracts.llm import llm_client
+from inference.errors import LLMError, LLMInvalidOutput
+from inference.questions import safety_risk
 from rules.safety import output_leaks, safety_score
 from rules.safety.decision import SEVERITY, GatePolicy, Kind, gate_decide_text, kind_policy
 from rules.safety.model import SafetyModel, SafetyModelError, load_safety_model
@@ -61,23 +64,13 @@ def _llm_risk(text: str) -> tuple[float | None, str]:
     """Ask the configured model the policy question; return (P(yes), status)."""
     if not settings.LLM_ENABLED:
         return None, "off"
-    from contracts.llm import llm_client
-    from inference.chunking import text_chunks
-    from inference.errors import LLMError, LLMInvalidOutput
-    from inference.prompts import prompt_render
-    from inference.tasks import document_budget
-
-    client = llm_client()
     try:
-        # A long document is checked chunk by chunk (up to a limit); its risk is the highest chunk's.
-        budget = document_budget(client, "safety_check", 1)
-        chunks = text_chunks(text, budget, client.count_tokens)[: settings.SAFETY_LLM_MAX_CHUNKS]
-        risks = [client.yes_probability(prompt_render("safety_check", chunk.text).messages) for chunk in chunks]
+        risk = safety_risk(llm_client(), text, settings.SAFETY_LLM_MAX_CHUNKS)
     except LLMInvalidOutput:
         return None, "invalid_output"
     except LLMError:
         return None, "unavailable"
-    return (max(risks) if risks else None), "used"
+    return risk, "used"
 
 
 def safety_model_publish(organisation_slug: str, model: SafetyModel) -> str:

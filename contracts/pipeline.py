@@ -2,29 +2,38 @@
 
 from __future__ import annotations
 
+import enum
 import logging
 import time
 import traceback
+import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from contracts.audit import audit_record
-from contracts.decision_stages import GateStage, MergeStage
-from contracts.llm_stage import LLMStage
-from contracts.models import Document, Job, JobState, Result
-from contracts.review import review_task_open
-from contracts.stages import ExtractionStage, NormalizeStage, RulesStage
-from contracts.webhooks import webhook_event_final
+from contracts.models import Job, JobState
+from contracts.results import result_write
+from contracts.review.workflow import review_task_open
+from contracts.stages.base import JobContext, Stage
+from contracts.stages.extract import ExtractionStage
+from contracts.stages.gate import GateStage
+from contracts.stages.llm import LLMStage
+from contracts.stages.merge import MergeStage
+from contracts.stages.normalize import NormalizeStage
+from contracts.stages.rules import RulesStage
+from contracts.webhooks.delivery import webhook_event_final
 
 logger = logging.getLogger(__name__)
+
+JobId = uuid.UUID | str
 
 
 class TransientError(Exception):
@@ -35,47 +44,34 @@ class JobLost(Exception):
     """Another process took the job over (our lease expired); this run must stop without writing."""
 
 
-@dataclass
-class JobContext:
-    """What stages share: the document, the text they work on, and what they found."""
-
-    job: Job
-    document: Document
-    attempt: int
-    text: str
-    artifacts: dict[str, Any] = field(default_factory=dict)
-    findings: list[dict[str, Any]] = field(default_factory=list)
-    review_reasons: list[str] = field(default_factory=list)
-    provenance: dict[str, Any] = field(default_factory=dict)
-    degraded: bool = False
-    normalized: Any = None  # rules.normalize.NormalizedText once the normalize stage has run
-    summary: dict[str, Any] = field(default_factory=dict)  # gate, conflicts, response, routing for the result
-
-
-class Stage(Protocol):
-    """One step of the pipeline: a name and a run method over the shared context."""
-
-    name: str
-
-    def run(self, ctx: JobContext) -> None: ...
-
-
 def pipeline_stages() -> list[Stage]:
     """Return the ordered stages every job runs, then any `DOCGATE_EXTRA_STAGES` (dotted class paths)."""
-    # Test-only hook, not a product setting: fault tests add a stage that pauses so a worker can be killed mid-job.
-    extra = [import_string(path)() for path in getattr(settings, "DOCGATE_EXTRA_STAGES", ())]
+    extra = [import_string(path)() for path in settings.DOCGATE_EXTRA_STAGES]
     return [ExtractionStage(), NormalizeStage(), RulesStage(), LLMStage(), GateStage(), MergeStage(), *extra]
+
+
+class RunStatus(enum.StrEnum):
+    """How a run ended: the job's final state, or why this run did not (or could not) finish it."""
+
+    DONE = JobState.DONE.value
+    NEEDS_REVIEW = JobState.NEEDS_REVIEW.value
+    FAILED = JobState.FAILED.value
+    BUSY = "busy"  # another worker holds a live lease: look again when it runs out
+    LOST = "lost"  # another run took the job over or finished it: nothing written
+    MISSING = "missing"  # no such job
+    ALREADY_FINAL = "already_final"
+    NOT_CLAIMED = "not_claimed"
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What a run did: `status` is claimed-and-finished state, or why it did not run."""
+    """What a run did, and when to look again for a busy job."""
 
-    status: str
+    status: RunStatus
     retry_after_s: float = 0.0
 
 
-def job_claim(job_id: Any, worker: str) -> int | None:
+def job_claim(job_id: JobId, worker: str) -> int | None:
     """Claim a queued job (or one whose lease ran out) for this worker; return the attempt number or None."""
     now = timezone.now()
     lease = now + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
@@ -92,29 +88,29 @@ def job_claim(job_id: Any, worker: str) -> int | None:
     return int(Job.objects.values_list("attempts", flat=True).get(pk=job_id))
 
 
-def _owned(job_id: Any, attempt: int) -> Any:
+def _owned(job_id: JobId, attempt: int) -> QuerySet[Job]:
     return Job.objects.filter(pk=job_id, state=JobState.RUNNING, attempts=attempt)
 
 
-def job_run(job_id: Any, worker: str, stages: Sequence[Stage] | None = None) -> RunOutcome:
+def job_run(job_id: JobId, worker: str, stages: Sequence[Stage] | None = None) -> RunOutcome:
     """Run the pipeline for one job; idempotent: a second delivery of the same job does nothing."""
     job = Job.objects.filter(pk=job_id).select_related("document").first()
     if job is None:
-        return RunOutcome("missing")
+        return RunOutcome(RunStatus.MISSING)
     if job.is_final:
-        return RunOutcome("already_final")
+        return RunOutcome(RunStatus.ALREADY_FINAL)
     attempt = job_claim(job_id, worker)
     if attempt is None:
         job.refresh_from_db()
         if job.state == JobState.RUNNING and job.lease_expires_at is not None:
             remaining = (job.lease_expires_at - timezone.now()).total_seconds()
-            return RunOutcome("busy", retry_after_s=max(remaining, 0.0) + 1.0)
+            return RunOutcome(RunStatus.BUSY, retry_after_s=max(remaining, 0.0) + 1.0)
         if job.state == JobState.QUEUED and job.attempts >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
             job_fail(
                 job_id, None, {"stage": None, "type": "GaveUp", "message": f"gave up after {job.attempts} attempts"}
             )
-            return RunOutcome(JobState.FAILED)
-        return RunOutcome("not_claimed")
+            return RunOutcome(RunStatus.FAILED)
+        return RunOutcome(RunStatus.NOT_CLAIMED)
     job.refresh_from_db()
     ctx = JobContext(job=job, document=job.document, attempt=attempt, text=job.document.text)
     timings: dict[str, Any] = dict(job.stage_timings)
@@ -127,13 +123,13 @@ def job_run(job_id: Any, worker: str, stages: Sequence[Stage] | None = None) -> 
             timings[stage.name] = {"ms": round((time.perf_counter() - started) * 1000, 3), "attempt": attempt}
             _lease_extend(job_id, attempt, timings)
     except JobLost:
-        return RunOutcome("lost")
+        return RunOutcome(RunStatus.LOST)
     except (TransientError, OperationalError, InterfaceError) as exc:
         _job_release(job_id, attempt, _error_record(exc, stage_name))
         raise TransientError(str(exc)) from exc
     except Exception as exc:
         job_fail(job_id, attempt, _error_record(exc, stage_name))
-        return RunOutcome(JobState.FAILED)
+        return RunOutcome(RunStatus.FAILED)
     return RunOutcome(job_finish(ctx, timings))
 
 
@@ -142,14 +138,14 @@ def _error_record(exc: BaseException, stage_name: str) -> dict[str, Any]:
     return {"stage": stage_name, "type": type(exc).__name__, "message": str(exc)[:2000], "trace": "".join(tail)}
 
 
-def _lease_extend(job_id: Any, attempt: int, timings: dict[str, Any]) -> None:
+def _lease_extend(job_id: JobId, attempt: int, timings: dict[str, Any]) -> None:
     """Renew the lease after each stage; raise JobLost when another process owns the job now."""
     lease = timezone.now() + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
     if _owned(job_id, attempt).update(lease_expires_at=lease, stage_timings=timings) != 1:
         raise JobLost(str(job_id))
 
 
-def _job_release(job_id: Any, attempt: int, error: dict[str, Any]) -> None:
+def _job_release(job_id: JobId, attempt: int, error: dict[str, Any]) -> None:
     """Put a job back in the queue after a transient failure (a fresh connection if the old one died)."""
     for _ in range(2):
         try:
@@ -162,7 +158,7 @@ def _job_release(job_id: Any, attempt: int, error: dict[str, Any]) -> None:
     logger.warning("job %s could not be released; its lease will expire and the sweeper will requeue it", job_id)
 
 
-def job_fail(job_id: Any, attempt: int | None, error: dict[str, Any]) -> None:
+def job_fail(job_id: JobId, attempt: int | None, error: dict[str, Any]) -> None:
     """Mark a job failed with the error recorded (the document itself is kept)."""
     jobs = Job.objects.filter(pk=job_id).exclude(state__in=[JobState.DONE, JobState.NEEDS_REVIEW])
     if attempt is not None:
@@ -180,8 +176,8 @@ def job_fail(job_id: Any, attempt: int | None, error: dict[str, Any]) -> None:
             )
 
 
-def job_finish(ctx: JobContext, timings: dict[str, Any]) -> str:
-    """Store the result and move the job to done or needs_review in one transaction; return the state."""
+def job_finish(ctx: JobContext, timings: dict[str, Any]) -> RunStatus:
+    """Store the result and move the job to done or needs_review in one transaction; return how it ended."""
     state = JobState.NEEDS_REVIEW if ctx.review_reasons else JobState.DONE
     now = timezone.now()
     with transaction.atomic():
@@ -190,29 +186,27 @@ def job_finish(ctx: JobContext, timings: dict[str, Any]) -> str:
             finished_at=now,
             lease_expires_at=None,
             stage_timings=timings,
-            artifacts=ctx.artifacts,
+            artifacts=ctx.job_artifacts(),
             review_reasons=ctx.review_reasons,
             degraded=ctx.degraded,
             error=None,
         )
         if updated != 1:
-            return "lost"  # another run finished it; writing a second result would double the work
-        latest = Result.objects.filter(document=ctx.document).aggregate(v=Max("version"))["v"] or 0
-        result = Result.objects.create(
+            return RunStatus.LOST  # another run finished it; writing a second result would double the work
+        result = result_write(
             organisation_id=ctx.job.organisation_id,
-            document=ctx.document,
-            job=ctx.job,
-            version=latest + 1,
+            document_id=ctx.document.pk,
+            job_id=ctx.job.pk,
             data={
                 "kind": ctx.document.kind,
                 "findings": [{**finding, "id": f"F{n}"} for n, finding in enumerate(ctx.findings, start=1)],
                 "review_reasons": ctx.review_reasons,
                 "degraded": ctx.degraded,
-                "stats": ctx.artifacts.get("stats", {}),
-                "normalization": ctx.artifacts.get("normalize", {}).get("report"),
+                "stats": ctx.stats or {},
+                "normalization": ctx.normalized.report.as_dict() if ctx.normalized is not None else None,
                 **ctx.summary,
             },
-            provenance={"stages": list(timings), **ctx.provenance},
+            provenance={"stages": list(timings), **ctx.provenance()},
         )
         if state == JobState.NEEDS_REVIEW:
             review_task_open(job=ctx.job, reasons=ctx.review_reasons, result=result)
@@ -225,7 +219,7 @@ def job_finish(ctx: JobContext, timings: dict[str, Any]) -> str:
             system="pipeline",
             after={"result_version": result.version, "review_reasons": ctx.review_reasons},
         )
-    return str(state)
+    return RunStatus(state)
 
 
 @dataclass(frozen=True)

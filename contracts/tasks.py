@@ -11,7 +11,7 @@ from celery import shared_task
 from django.conf import settings
 
 from contracts.dispatch import JOB_RUN, WEBHOOK_DELIVER, backoff_delay_s, task_send
-from contracts.pipeline import TransientError, job_run, jobs_sweep
+from contracts.pipeline import RunStatus, TransientError, job_run, jobs_sweep
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def job_run_task(self: Any, job_id: str) -> str:
         if self.request.retries + 1 >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
             logger.warning("job %s: transient error on the last attempt; the next claim marks it failed", job_id)
         raise self.retry(exc=exc, countdown=retry_delay_s(self.request.retries)) from exc
-    if outcome.status == "busy":
+    if outcome.status == RunStatus.BUSY:
         # Another worker holds a live lease (or died holding it): look again once the lease has run out.
         raise self.retry(countdown=outcome.retry_after_s)
     logger.info("job %s: %s", job_id, outcome.status)
@@ -56,7 +56,7 @@ def jobs_sweep_task() -> dict[str, int]:
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def webhook_deliver_task(self: Any, delivery_id: str) -> str:
     """Send one webhook delivery; retried with backoff until it is delivered or has used its attempts."""
-    from contracts.webhooks import WebhookRetry, webhook_deliver
+    from contracts.webhooks.delivery import WebhookRetry, webhook_deliver
 
     try:
         state = webhook_deliver(delivery_id=delivery_id)
@@ -69,7 +69,7 @@ def webhook_deliver_task(self: Any, delivery_id: str) -> str:
 @shared_task(acks_late=True)
 def webhook_deliveries_sweep_task() -> int:
     """Periodic: resend pending deliveries whose retry message was lost (broker restart, killed worker)."""
-    from contracts.webhooks import webhook_deliveries_due
+    from contracts.webhooks.delivery import webhook_deliveries_due
 
     due = webhook_deliveries_due()
     for delivery_id in due:

@@ -12,7 +12,7 @@ from django.shortcuts import render
 
 from contracts.api.auth import request_organisation
 from contracts.models import Membership, Organisation, Role
-from contracts.review import REVIEWER_ROLES, reviewer_role
+from contracts.review.workflow import REVIEWER_ROLES, reviewer_role
 
 View = Callable[..., HttpResponse]
 

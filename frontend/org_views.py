@@ -10,9 +10,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from contracts.audit import audit_record
-from contracts.memberships import MembershipError, membership_add, membership_remove, membership_role_change
 from contracts.models import ApiKey, Membership, Role, WebhookEndpoint
-from contracts.webhooks import WebhookConfigError, webhook_endpoint_configure
+from contracts.tenancy.memberships import MembershipError, membership_add, membership_remove, membership_role_change
+from contracts.webhooks.endpoints import webhook_endpoint_configure
+from contracts.webhooks.outbound import WebhookConfigError
 from frontend.access import admin_required, org_of
 from frontend.forms import ROLES, ApiKeyForm, MemberAddForm, MemberRoleForm, WebhookForm
 

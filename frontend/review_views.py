@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from contracts.models import AuditEvent, ReviewDecision, ReviewState, ReviewTask
-from contracts.review import (
+from contracts.review.workflow import (
     ReviewError,
     review_finding_decide,
     review_response_edit,

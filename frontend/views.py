@@ -15,7 +15,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from contracts.intake import IntakeError, Submission, document_submit
+from contracts.intake.submission import IntakeError, Submission, document_submit
 from contracts.models import Document, DocumentKind, DocumentSource, Job, Membership, Result
 from frontend.access import may_see_pii, member_required, org_of
 from frontend.forms import JobFilterForm, TicketForm

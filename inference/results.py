@@ -118,7 +118,7 @@ class TaskRun:
         )
 
 
-def findings_merge(findings: list[LLMFinding]) -> list[LLMFinding]:
+def chunk_findings_merge(findings: list[LLMFinding]) -> list[LLMFinding]:
     """Drop duplicates from overlapping chunks: of findings with the same kind and label whose spans overlap,
     keep the longest (first on ties), in text order."""
     kept: list[LLMFinding] = []

@@ -32,7 +32,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ClauseFinding(_Strict):
+class ClauseReply(_Strict):
     """One clause the model found, with a verbatim evidence quote."""
 
     label: str
@@ -42,10 +42,10 @@ class ClauseFinding(_Strict):
 class ClauseExtraction(_Strict):
     """The clause-extraction reply for one chunk."""
 
-    findings: list[ClauseFinding] = Field(max_length=MAX_FINDINGS_PER_CHUNK)
+    findings: list[ClauseReply] = Field(max_length=MAX_FINDINGS_PER_CHUNK)
 
 
-class TicketClassification(_Strict):
+class TicketReply(_Strict):
     """The ticket-classification reply: a taxonomy path, an urgency level and the evidence for them."""
 
     level1: str
@@ -79,8 +79,8 @@ def _enum(values: Sequence[str], what: str) -> Any:
 @lru_cache(maxsize=16)
 def clause_extraction_model(labels: tuple[str, ...]) -> type[ClauseExtraction]:
     """ClauseExtraction whose `label` enum is exactly `labels` (the clause pack's live taxonomy)."""
-    finding: type[ClauseFinding] = create_model(
-        "ClauseFindingLive", __base__=ClauseFinding, label=(_enum(labels, "clause labels"), ...)
+    finding: type[ClauseReply] = create_model(
+        "ClauseFindingLive", __base__=ClauseReply, label=(_enum(labels, "clause labels"), ...)
     )
     return create_model(
         "ClauseExtraction",
@@ -90,8 +90,8 @@ def clause_extraction_model(labels: tuple[str, ...]) -> type[ClauseExtraction]:
 
 
 @lru_cache(maxsize=16)
-def ticket_classification_model(level1_names: tuple[str, ...]) -> type[TicketClassification]:
-    """TicketClassification whose `level1` enum is the taxonomy's level-1 names (level 2/3 checked after)."""
+def ticket_classification_model(level1_names: tuple[str, ...]) -> type[TicketReply]:
+    """TicketReply whose `level1` enum is the taxonomy's level-1 names (level 2/3 checked after)."""
     return create_model(
-        "TicketClassification", __base__=TicketClassification, level1=(_enum(level1_names, "level-1 names"), ...)
+        "TicketClassification", __base__=TicketReply, level1=(_enum(level1_names, "level-1 names"), ...)
     )

@@ -8,7 +8,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from contracts.intake import IntakeError
+from contracts.intake.submission import IntakeError
 
 
 def error_response(code: str, message: str, http_status: int, **extra: Any) -> Response:

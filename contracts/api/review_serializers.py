@@ -8,7 +8,7 @@ from django.db.models import Q
 from rest_framework import serializers
 
 from contracts.models import AuditEvent, FindingDecision, ReviewDecision, ReviewState, ReviewTask
-from contracts.review import MAX_RESPONSE_CHARS
+from contracts.review.workflow import MAX_RESPONSE_CHARS
 
 
 def _username(user: Any) -> str | None:

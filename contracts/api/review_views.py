@@ -26,7 +26,7 @@ from contracts.api.review_serializers import (
 )
 from contracts.api.serializers import ErrorSerializer, ResultSerializer
 from contracts.models import Organisation, ReviewState, ReviewTask, Role
-from contracts.review import (
+from contracts.review.workflow import (
     REVIEWER_ROLES,
     ReviewError,
     review_finding_decide,

@@ -27,13 +27,8 @@ from contracts.api.serializers import (
     SubmitResponseSerializer,
     SubmitSerializer,
 )
-from contracts.idempotency import (
-    MAX_KEY_LENGTH,
-    IdempotencyConflict,
-    idempotency_lookup,
-    idempotency_store,
-)
-from contracts.intake import IntakeError, Submission, document_submit, submission_fingerprint
+from contracts.intake.idempotency import MAX_KEY_LENGTH, IdempotencyConflict, idempotency_lookup, idempotency_store
+from contracts.intake.submission import IntakeError, Submission, document_submit, submission_fingerprint
 from contracts.models import Document, DocumentSource, Job
 
 IDEMPOTENCY_HEADER = OpenApiParameter(

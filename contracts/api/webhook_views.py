@@ -16,13 +16,9 @@ from contracts.api.errors import error_response
 from contracts.api.review_views import IsOrganisationAdmin
 from contracts.api.serializers import ErrorSerializer
 from contracts.models import DeliveryState, WebhookDelivery, WebhookEndpoint
-from contracts.webhooks import (
-    MIN_SECRET_LENGTH,
-    WebhookConfigError,
-    WebhookRedeliveryRefused,
-    webhook_endpoint_configure,
-    webhook_redeliver,
-)
+from contracts.webhooks.delivery import WebhookRedeliveryRefused, webhook_redeliver
+from contracts.webhooks.endpoints import MIN_SECRET_LENGTH, webhook_endpoint_configure
+from contracts.webhooks.outbound import WebhookConfigError
 
 ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404)}
 CONFLICT = {409: OpenApiResponse(ErrorSerializer)}

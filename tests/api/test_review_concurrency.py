@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from contracts.models import AuditEvent, JobState, Membership, Result, ReviewState, Role
-from contracts.review import review_task_claim
+from contracts.review.workflow import review_task_claim
 from tests.api.test_review_workflow import URL, needs_review_task, signed_in
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

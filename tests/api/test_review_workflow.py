@@ -21,8 +21,9 @@ from contracts.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
-from contracts.pipeline import JobContext, job_run, pipeline_stages
-from contracts.review import review_task_open
+from contracts.pipeline import job_run, pipeline_stages
+from contracts.review.workflow import review_task_open
+from contracts.stages.base import JobContext
 
 pytestmark = pytest.mark.django_db
 
@@ -330,7 +331,7 @@ class UncertainFindingStage:
 
 
 def test_a_pipeline_job_that_needs_review_gets_one_task_with_stable_finding_ids(actors: Any) -> None:
-    from contracts.intake import Submission, document_submit
+    from contracts.intake.submission import Submission, document_submit
 
     job = document_submit(
         organisation=actors.acme,

@@ -31,7 +31,7 @@ def _text(label: str, n: int) -> str:
 
 def _run_jobs(organisation: Any, label: str, salt: int) -> tuple[float, int]:
     """Submit and run this label's documents; return (mean seconds per job, degraded count)."""
-    from contracts.intake import Submission, document_submit
+    from contracts.intake.submission import Submission, document_submit
     from contracts.pipeline import job_run
 
     kind, count = DOCUMENTS[label]

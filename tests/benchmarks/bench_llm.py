@@ -18,8 +18,8 @@ from typing import Any
 from inference.client import LLMClient
 from inference.config import LLMConfig
 from inference.errors import LLMError
+from inference.questions import clauses_extract, ticket_classify
 from inference.results import LLMTaskResult
-from inference.tasks import clauses_extract, ticket_classify
 from rules.clauses import load_pack
 from rules.evaluation.common import jsonl_rows
 from rules.normalize import normalize

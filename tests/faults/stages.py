@@ -6,7 +6,7 @@ import time
 
 from django.conf import settings
 
-from contracts.pipeline import JobContext
+from contracts.stages.base import JobContext
 
 
 class PauseStage:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from contracts.intake import Submission, document_submit
+from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobState, Result
 from inference.local_server import LocalLLMServer
 from tests.faults.helpers import celery_beat, fault_worker_env, log_tail, redis_restart_losing_data

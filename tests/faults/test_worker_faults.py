@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from contracts.intake import Submission, document_submit
+from contracts.intake.submission import Submission, document_submit
 from contracts.models import AuditEvent, DeliveryState, Job, JobState, Result, WebhookDelivery
 from contracts.tasks import job_run_task, jobs_sweep_task
-from contracts.webhooks import webhook_endpoint_configure
+from contracts.webhooks.endpoints import webhook_endpoint_configure
 from tests.faults.helpers import FAULT_APP_NAME, child_pids, fault_worker_env, log_tail
 from tests.unit.test_webhook_delivery import local_receiver
 from tests.workers import celery_worker, wait_until

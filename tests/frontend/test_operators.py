@@ -10,7 +10,7 @@ from unittest import mock
 import pytest
 from django.db.utils import OperationalError
 
-from contracts.intake import Submission, document_submit
+from contracts.intake.submission import Submission, document_submit
 from contracts.models import JobState
 from contracts.pipeline import job_run
 
@@ -62,7 +62,7 @@ def test_readyz_is_unavailable_while_the_llm_breaker_is_open(client: Any, settin
 def test_readyz_is_unavailable_when_the_database_is_unreachable(client: Any, file_broker: None) -> None:
     broken = mock.Mock()
     broken.ensure_connection.side_effect = OperationalError("connection refused")
-    with mock.patch("contracts.health.connection", broken):
+    with mock.patch("contracts.operations.health.connection", broken):
         response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["database"] == {"ok": False, "status": "unreachable", "detail": "OperationalError"}

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from contracts.intake import Submission, document_submit
+from contracts.intake.submission import Submission, document_submit
 from contracts.models import ApiKey, Document, Job, Membership, ReviewTask, Role
 from contracts.pipeline import job_run
 from frontend.highlight import highlight_html, pii_masked

@@ -17,9 +17,9 @@ from inference.config import LLMConfig
 from inference.errors import LLMUnavailable
 from inference.local_server import LocalLLMServer
 from inference.prompts import prompt_render
+from inference.questions import cantonese_rewrite, clauses_extract, document_budget, response_draft, ticket_classify
 from inference.results import LLMFinding, TaskRun
 from inference.schemas import clause_extraction_model
-from inference.tasks import cantonese_rewrite, clauses_extract, document_budget, response_draft, ticket_classify
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
 from tests.llm_server import local_llm_server

@@ -20,8 +20,8 @@ import pytest
 
 from inference.client import LLMClient
 from inference.config import LLMConfig
+from inference.questions import cantonese_rewrite, clauses_extract, response_draft, ticket_classify
 from inference.results import LLMTaskResult
-from inference.tasks import cantonese_rewrite, clauses_extract, response_draft, ticket_classify
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
 from tests.inference.test_llm_server import (

@@ -9,9 +9,9 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from contracts.intake import Submission, document_submit
+from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobState, ReviewTask, WebhookDelivery
-from contracts.webhooks import webhook_endpoint_configure
+from contracts.webhooks.endpoints import webhook_endpoint_configure
 from tests.unit.test_webhook_delivery import local_receiver
 from tests.unit.test_webhook_signing import flip_last_hex_digit, readme_verify
 from tests.workers import celery_worker, wait_until

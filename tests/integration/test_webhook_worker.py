@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from contracts.models import DeliveryState, WebhookDelivery
-from contracts.webhooks import webhook_endpoint_configure
+from contracts.webhooks.endpoints import webhook_endpoint_configure
 from tests.unit.test_webhook_delivery import local_receiver, reviewed_result
 from tests.unit.test_webhook_signing import flip_last_hex_digit, readme_verify
 from tests.workers import ROOT, celery_worker, wait_until

@@ -98,7 +98,7 @@ def test_env_helpers_reject_nonsense(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_system_checks_warn_about_a_misconfigured_llm_and_broker(settings: Any) -> None:
-    from contracts.checks import docgate_settings_check
+    from contracts.operations.checks import docgate_settings_check
 
     assert docgate_settings_check() == []
     settings.LLM_BASE_URL = "vllm:8000"

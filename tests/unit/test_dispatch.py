@@ -9,7 +9,7 @@ import pytest
 from kombu.exceptions import OperationalError
 
 from contracts.dispatch import JOB_RUN, backoff_delay_s, task_send
-from contracts.intake import Submission, document_submit
+from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobState
 from contracts.pipeline import jobs_sweep
 from contracts.tasks import job_run_task

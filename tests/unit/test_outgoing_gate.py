@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from contracts.findings import Finding
 from contracts.gate import gate_decide
-from contracts.merge import contract_summary_template, ticket_reply_template
+from contracts.stages.merge import contract_summary_template, ticket_reply_template
 from rules.tickets.pack import load_pack
 
 
@@ -16,20 +17,27 @@ def _replies() -> list[str]:
         departments = {category.department, *(sub.department for sub in category.level2 if sub.department)}
         for department in departments:
             for urgent in (False, True):
-                replies.add(ticket_reply_template({"label": category.name, "department": department}, urgent))
+                finding: Finding = {"kind": "ticket_category", "source": "rule", "label": category.name,
+                                    "department": department}
+                replies.add(ticket_reply_template(finding, urgent))
     return sorted(replies)
 
 
 def _summaries() -> list[str]:
-    clause = {"kind": "clause", "status": "stipulated"}
+    def clause(label: str) -> Finding:
+        return {"kind": "clause", "source": "rule", "status": "stipulated", "label": label}
+
+    def risk(message: str) -> Finding:
+        return {"kind": "risk", "source": "rule", "message": message}
+
     return [
         contract_summary_template([]),
-        contract_summary_template([{**clause, "label": "违约金/违约责任"}, {**clause, "label": "保密"}]),
+        contract_summary_template([clause("违约金/违约责任"), clause("保密")]),
         contract_summary_template([
-            {**clause, "label": "定金"},
-            {"kind": "risk", "message": "定金约为合同标的额的35.0%，超过20%的部分不产生定金效力"},
-            {"kind": "risk", "message": "竞业限制期限为三年，超过法定最长两年"},
-            {"kind": "risk", "message": "合同同时约定违约金和定金，一方违约时对方只能选择适用其一"},
+            clause("定金"),
+            risk("定金约为合同标的额的35.0%，超过20%的部分不产生定金效力"),
+            risk("竞业限制期限为三年，超过法定最长两年"),
+            risk("合同同时约定违约金和定金，一方违约时对方只能选择适用其一"),
         ]),
     ]
 

@@ -9,9 +9,10 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from contracts.intake import Submission, document_submit
+from contracts.intake.submission import Submission, document_submit
 from contracts.models import AuditEvent, Job, JobState, Result
-from contracts.pipeline import JobContext, TransientError, job_claim, job_run, jobs_sweep, pipeline_stages
+from contracts.pipeline import TransientError, job_claim, job_run, jobs_sweep, pipeline_stages
+from contracts.stages.base import JobContext
 from contracts.tasks import job_run_task, jobs_sweep_task
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from contracts.intake import Submission, document_submit
+from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobState, Result
 from contracts.pipeline import job_run
 

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 
 import rules.safety.model as model_module
 from contracts import gate
-from contracts.health import readiness
+from contracts.operations.health import readiness
 from rules.safety.model import SHIPPED_DIR, load_safety_model
 from tests.conftest import Actors
 from tests.shared_data import SAFETY_TRAIN_KINDS, safety_train_sample

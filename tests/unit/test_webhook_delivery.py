@@ -16,14 +16,10 @@ import pytest
 from django.utils import timezone
 
 from contracts.models import AuditEvent, DeliveryState, Result, Role, WebhookDelivery, WebhookEndpoint
-from contracts.review import review_finding_decide, review_task_claim, review_task_finalize
+from contracts.review.workflow import review_finding_decide, review_task_claim, review_task_finalize
 from contracts.tasks import webhook_deliver_task
-from contracts.webhooks import (
-    WebhookRetry,
-    webhook_deliver,
-    webhook_endpoint_configure,
-    webhook_event_final,
-)
+from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_event_final
+from contracts.webhooks.endpoints import webhook_endpoint_configure
 from tests.api.test_review_access import acme_member
 from tests.api.test_review_workflow import needs_review_task, signed_in
 from tests.unit.test_webhook_signing import flip_last_hex_digit, readme_verify
@@ -153,7 +149,7 @@ def test_receiver_errors_are_retried_with_backoff_and_logged(
     assert delivery.last_status_code == 500 and "receiver says no" in delivery.last_error
     assert delivery.next_attempt_at is not None
 
-    with mock.patch("contracts.webhooks.webhook_retry_delay_s", return_value=0):
+    with mock.patch("contracts.webhooks.delivery.webhook_retry_delay_s", return_value=0):
         assert webhook_deliver_task.apply(args=[str(delivery.pk)]).get() == DeliveryState.DELIVERED
     delivery.refresh_from_db()
     assert delivery.attempts == 3 and delivery.last_status_code == 200 and delivery.delivered_at is not None
@@ -168,7 +164,7 @@ def test_delivery_gives_up_after_the_attempt_limit(
     reviewed_result(actors)
     delivery = WebhookDelivery.objects.get()
     receiver.statuses = [500] * 10
-    with mock.patch("contracts.webhooks.webhook_retry_delay_s", return_value=0):
+    with mock.patch("contracts.webhooks.delivery.webhook_retry_delay_s", return_value=0):
         assert webhook_deliver_task.apply(args=[str(delivery.pk)]).get() == DeliveryState.FAILED
     delivery.refresh_from_db()
     assert delivery.state == DeliveryState.FAILED and delivery.attempts == 3
@@ -226,12 +222,12 @@ def test_a_target_that_now_resolves_to_an_internal_address_is_refused_at_deliver
 ) -> None:
     settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE = False
     public = [(2, 1, 6, "", ("93.184.216.34", 443))]
-    with mock.patch("contracts.webhooks.socket.getaddrinfo", return_value=public):
+    with mock.patch("contracts.webhooks.outbound.socket.getaddrinfo", return_value=public):
         webhook_endpoint_configure(organisation=actors.acme, user=None, url="https://hooks.example.com/docgate")
     reviewed_result(actors)
     delivery = WebhookDelivery.objects.get()
     rebound = [(2, 1, 6, "", ("127.0.0.1", 443))]
-    with mock.patch("contracts.webhooks.socket.getaddrinfo", return_value=rebound):
+    with mock.patch("contracts.webhooks.outbound.socket.getaddrinfo", return_value=rebound):
         assert webhook_deliver(delivery_id=delivery.pk) == DeliveryState.FAILED
     delivery.refresh_from_db()
     assert delivery.state == DeliveryState.FAILED

@@ -11,7 +11,13 @@ from unittest import mock
 
 import pytest
 
-from contracts.webhooks import WebhookUrlRefused, webhook_sign, webhook_target, webhook_url_check, webhook_verify
+from contracts.webhooks.outbound import (
+    WebhookUrlRefused,
+    webhook_sign,
+    webhook_target,
+    webhook_url_check,
+    webhook_verify,
+)
 
 SECRET = "whsec_test-secret-of-enough-length"
 BODY = '{"id":"d1","type":"result.final","result":{"version":2,"data":{"label":"城管"}}}'.encode()
@@ -126,7 +132,7 @@ def test_a_host_with_any_internal_address_is_refused(settings: Any) -> None:
         (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.7", 443)),
     ]
     with (
-        mock.patch("contracts.webhooks.socket.getaddrinfo", return_value=answers),
+        mock.patch("contracts.webhooks.outbound.socket.getaddrinfo", return_value=answers),
         pytest.raises(WebhookUrlRefused, match=r"resolves to 10\.0\.0\.7\) is a private address"),
     ):
         webhook_url_check("https://hooks.example.com/docgate")
@@ -135,7 +141,7 @@ def test_a_host_with_any_internal_address_is_refused(settings: Any) -> None:
 def test_an_unresolvable_host_is_refused_as_retryable(settings: Any) -> None:
     settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE = False
     with (
-        mock.patch("contracts.webhooks.socket.getaddrinfo", side_effect=socket.gaierror("no such host")),
+        mock.patch("contracts.webhooks.outbound.socket.getaddrinfo", side_effect=socket.gaierror("no such host")),
         pytest.raises(WebhookUrlRefused) as refused,
     ):
         webhook_url_check("https://hooks.example.com/docgate")

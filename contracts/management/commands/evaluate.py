@@ -64,7 +64,7 @@ class Command(BaseCommand):
         report = self._evaluate(task, rows, options)
         if options["llm"] == "on":
             from contracts.llm import llm_client
-            from contracts.llm_evaluation import llm_evaluate
+            from contracts.management.llm_evaluation import llm_evaluate
 
             client = llm_client()
             self.stderr.write(f"asking {client.config.model} on {client.config.base_url} ({client.config.engine}) …")

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from contracts.learned.tickets import classifier_publish
 from contracts.models import Organisation
-from contracts.ticket_models import classifier_publish
 from rules.evaluation.common import jsonl_rows
 
 

@@ -25,8 +25,8 @@ from contracts.models import (
     Role,
 )
 from contracts.refusals import Refused
-from contracts.review_result import review_result_data
-from contracts.webhooks import webhook_event_final
+from contracts.review.result import review_result_data
+from contracts.webhooks.delivery import webhook_event_final
 
 # Higher first: what the safety gate held back, then disagreement, then uncertainty, then QA samples.
 REASON_PRIORITY = {

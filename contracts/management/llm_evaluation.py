@@ -71,7 +71,7 @@ def llm_evaluate(task: str, rows: list[dict[str, Any]], client: LLMClient) -> di
 
 
 def _tickets(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> dict[str, Any]:
-    from inference.tasks import ticket_classify
+    from inference.questions import ticket_classify
     from rules.evaluation.common import classification_report
     from rules.tickets.taxonomy import load_taxonomy
 
@@ -87,7 +87,7 @@ def _tickets(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> di
 
 
 def _clauses(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> dict[str, Any]:
-    from inference.tasks import clauses_extract
+    from inference.questions import clauses_extract
     from rules.clauses import load_pack
     from rules.evaluation.clauses import evaluate_clauses
 
@@ -109,7 +109,7 @@ def _clauses(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> di
 
 
 def _dialect(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> dict[str, Any]:
-    from inference.tasks import cantonese_rewrite
+    from inference.questions import cantonese_rewrite
     from rules.evaluation.dialect import canonical_form, chrf, corpus_cer
 
     def answer(row: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contracts.model_store import model_current_dir, model_publish, model_root
+from contracts.learned.store import model_current_dir, model_publish, model_root
 
 if TYPE_CHECKING:
     from rules.tickets.classifier import TicketClassifier

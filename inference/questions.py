@@ -1,4 +1,5 @@
-"""The LLM tasks: clause extraction, ticket classification, Cantonese rewrite, response drafting.
+"""The questions DocGate asks the model: clause extraction, ticket classification, Cantonese rewrite, response
+drafting, and the safety gate's yes/no policy check.
 
 Each takes an LLMClient and text and returns an LLMTaskResult whose findings are grounded in that text.
 LLMUnavailable and LLMRequestError propagate (the pipeline degrades to rules-only); invalid replies are counted.
@@ -13,7 +14,7 @@ from inference.chunking import Chunk, chunk_budget, text_chunks
 from inference.client import RETRY_NOTE, LLMClient
 from inference.errors import LLMInvalidOutput
 from inference.prompts import prompt_render, prompt_template
-from inference.results import LLMFinding, LLMTaskResult, TaskRun, findings_merge
+from inference.results import LLMFinding, LLMTaskResult, TaskRun, chunk_findings_merge
 from inference.schemas import (
     CantoneseRewrite,
     ResponseDraft,
@@ -59,7 +60,7 @@ def clauses_extract(
             span = run.span_ground(item.evidence, chunk.text, chunk.offset)
             if span is not None:
                 run.findings.append(LLMFinding("clause", item.label, text[span[0] : span[1]], *span))
-    run.findings = findings_merge(run.findings)
+    run.findings = chunk_findings_merge(run.findings)
     return run.result(chunks=len(chunks))
 
 
@@ -168,5 +169,16 @@ def response_draft(
         span = run.span_ground(quote, first.text, first.offset)
         if span is not None:
             run.findings.append(LLMFinding("evidence", kind, text[span[0] : span[1]], *span))
-    run.findings = findings_merge(run.findings)
+    run.findings = chunk_findings_merge(run.findings)
     return run.result(chunks=1, truncated=len(chunks) > 1, output_text=reply.parsed.draft)
+
+
+def safety_risk(client: LLMClient, text: str, max_chunks: int) -> float | None:
+    """The model's P(yes) to the safety policy question, from the first token's log-probabilities; a long text
+    is asked chunk by chunk (at most `max_chunks`) and its risk is the highest chunk's. None for empty text.
+
+    LLMInvalidOutput when the model cannot answer yes/no (a base model); other LLMErrors propagate."""
+    budget = document_budget(client, "safety_check", 1)
+    chunks = text_chunks(text, budget, client.count_tokens)[:max_chunks]
+    risks = [client.yes_probability(prompt_render("safety_check", chunk.text).messages) for chunk in chunks]
+    return max(risks) if risks else None

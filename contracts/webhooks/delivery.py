@@ -1,19 +1,12 @@
-"""Signed webhooks: one delivery per final result per endpoint, HMAC-SHA256 signatures, SSRF-safe targets."""
+"""Webhook delivery: one `result.final` delivery per final result per endpoint, sent and retried by workers."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import ipaddress
 import json
-import secrets
-import socket
 import time
 import uuid
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from django.conf import settings
@@ -25,26 +18,18 @@ from contracts.audit import audit_record
 from contracts.dispatch import WEBHOOK_DELIVER, backoff_delay_s, task_send_on_commit
 from contracts.models import DeliveryState, Job, Organisation, Result, WebhookDelivery, WebhookEndpoint
 from contracts.refusals import Refused
+from contracts.webhooks.outbound import (
+    SIGNATURE_VERSION,
+    WebhookUrlRefused,
+    pinned_request,
+    webhook_sign,
+    webhook_target,
+)
 
 EVENT_RESULT_FINAL = "result.final"
-SIGNATURE_VERSION = "v1"
 USER_AGENT = "DocGate-Webhook/1"
 TIMEOUT_S = 10.0
-MIN_SECRET_LENGTH = 24
 MAX_ERROR_CHARS = 1000
-
-
-class WebhookConfigError(ValueError):
-    """A webhook configuration DocGate refuses; the message says why."""
-
-    def __init__(self, message: str, *, retryable: bool = False) -> None:
-        super().__init__(message)
-        self.message = message
-        self.retryable = retryable
-
-
-class WebhookUrlRefused(WebhookConfigError):
-    """A webhook target DocGate will not call (not HTTPS, or an internal address); `retryable` for DNS failures."""
 
 
 class WebhookRedeliveryRefused(Refused):
@@ -61,10 +46,6 @@ class WebhookRetry(Exception):
         self.delay_s = delay_s
 
 
-def _allow_private() -> bool:
-    return bool(getattr(settings, "DOCGATE_WEBHOOK_ALLOW_PRIVATE", False))
-
-
 def webhook_max_attempts() -> int:
     return int(getattr(settings, "DOCGATE_WEBHOOK_MAX_ATTEMPTS", 8))
 
@@ -72,150 +53,6 @@ def webhook_max_attempts() -> int:
 def webhook_retry_delay_s(attempt: int) -> float:
     """Backoff after the given attempt (1-based), capped at an hour."""
     return backoff_delay_s(attempt - 1, float(getattr(settings, "DOCGATE_WEBHOOK_BACKOFF_S", 30)), 3600.0)
-
-
-# --- Signatures ----------------------------------------------------------------------------------------------
-
-
-def webhook_sign(secret: str, timestamp: int | str, body: bytes) -> str:
-    """Return the hex HMAC-SHA256 of `{timestamp}.` followed by the raw body."""
-    return hmac.new(secret.encode("utf-8"), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-
-
-def webhook_verify(
-    secret: str, timestamp: str, body: bytes, signature: str, tolerance_s: int = 300, now: float | None = None
-) -> bool:
-    """Check an `X-DocGate-Signature` header (`v1=<hex>`, several allowed) and the timestamp's freshness."""
-    try:
-        sent_at = int(timestamp)
-    except (TypeError, ValueError):
-        return False
-    if abs((time.time() if now is None else now) - sent_at) > tolerance_s:
-        return False
-    expected = webhook_sign(secret, sent_at, body)
-    candidates = [part.strip() for part in signature.split(",")]
-    return any(
-        hmac.compare_digest(value.strip(), expected)
-        for scheme, _, value in (candidate.partition("=") for candidate in candidates)
-        if scheme.strip() == SIGNATURE_VERSION
-    )
-
-
-# --- Targets -------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class WebhookTarget:
-    """A vetted URL and the addresses its host resolved to when it was checked."""
-
-    url: str
-    host: str
-    port: int
-    addresses: tuple[str, ...]
-
-
-def _address_refusal(address: str) -> str | None:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    for label, hit in (
-        ("loopback", ip.is_loopback),
-        ("link-local", ip.is_link_local),
-        ("unspecified", ip.is_unspecified),
-        ("multicast", ip.is_multicast),
-        ("reserved", ip.is_reserved),
-        ("private", ip.is_private),
-        ("not globally routable", not ip.is_global),
-    ):
-        if hit:
-            return label
-    return None
-
-
-def webhook_target(url: str) -> WebhookTarget:
-    """Check a webhook URL and resolve its host; raise WebhookUrlRefused for anything DocGate must not call."""
-    allow_private = _allow_private()
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError as exc:
-        raise WebhookUrlRefused(f"The webhook URL is malformed: {exc}.") from exc
-    if parts.scheme != "https" and not (allow_private and parts.scheme == "http"):
-        raise WebhookUrlRefused("The webhook URL must use https://.")
-    if not parts.hostname:
-        raise WebhookUrlRefused("The webhook URL has no host.")
-    if parts.username is not None or parts.password is not None:
-        raise WebhookUrlRefused("The webhook URL must not contain credentials; use the signing secret instead.")
-    port = port or (443 if parts.scheme == "https" else 80)
-    try:
-        infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise WebhookUrlRefused(f"The webhook host {parts.hostname} cannot be resolved.", retryable=True) from exc
-    addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
-    if not addresses:
-        raise WebhookUrlRefused(f"The webhook host {parts.hostname} cannot be resolved.", retryable=True)
-    if not allow_private:
-        # Every address counts: a host answering with one public and one internal address is refused.
-        for address in addresses:
-            refusal = _address_refusal(address)
-            if refusal:
-                where = address if address == parts.hostname else f"{parts.hostname} (resolves to {address})"
-                raise WebhookUrlRefused(
-                    f"The webhook target {where} is a {refusal} address; webhooks go only to public internet addresses."
-                )
-    return WebhookTarget(url=urlunsplit(parts), host=parts.hostname, port=port, addresses=addresses)
-
-
-def webhook_url_check(url: str) -> None:
-    """Raise WebhookUrlRefused unless the URL is HTTPS and its host resolves only to public addresses."""
-    webhook_target(url)
-
-
-# --- Configuration -------------------------------------------------------------------------------------------
-
-
-def webhook_secret_new() -> str:
-    return "whsec_" + secrets.token_urlsafe(32)
-
-
-def webhook_endpoint_configure(
-    *,
-    organisation: Organisation,
-    user: Any,
-    url: str,
-    secret: str | None = None,
-    active: bool = True,
-    rotate_secret: bool = False,
-) -> tuple[WebhookEndpoint, str | None]:
-    """Create or update the organisation's endpoint; return it with the secret if one was generated now."""
-    webhook_url_check(url)
-    if secret is not None and len(secret) < MIN_SECRET_LENGTH:
-        raise WebhookConfigError(f"The secret must be at least {MIN_SECRET_LENGTH} characters long.")
-    with transaction.atomic():
-        endpoint = WebhookEndpoint.objects.select_for_update().filter(organisation=organisation).first()
-        before = None if endpoint is None else {"url": endpoint.url, "active": endpoint.active}
-        generated = webhook_secret_new() if secret is None and (endpoint is None or rotate_secret) else None
-        new_secret = secret or generated
-        if endpoint is None:
-            assert new_secret is not None
-            endpoint = WebhookEndpoint(organisation=organisation, secret=new_secret)
-        secret_changed = new_secret is not None and new_secret != endpoint.secret
-        endpoint.url, endpoint.active, endpoint.updated_at = url, active, timezone.now()
-        if new_secret is not None:
-            endpoint.secret = new_secret
-        endpoint.save()
-        audit_record(
-            organisation=organisation,
-            action="webhook.configured",
-            obj=endpoint,
-            user=user,
-            before=before,
-            after={"url": url, "active": active, "secret_changed": before is None or secret_changed},
-        )
-    return endpoint, generated
-
-
-# --- Events and delivery -------------------------------------------------------------------------------------
 
 
 def webhook_body(payload: dict[str, Any]) -> bytes:
@@ -285,17 +122,6 @@ def _delivery_failed_attempt(delivery: WebhookDelivery, *, status_code: int | No
     raise WebhookRetry(f"delivery {delivery.pk} attempt {attempts}: {error[:200]}", delay)
 
 
-def _pinned_request(target: WebhookTarget) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """Address the vetted IP directly (no second DNS lookup to rebind), with the real host for Host and TLS."""
-    parts = urlsplit(target.url)
-    address = target.addresses[0]
-    literal = f"[{address}]" if ":" in address else address
-    pinned = urlunsplit(parts._replace(netloc=f"{literal}:{target.port}"))
-    host_header = parts.netloc.rsplit("@", 1)[-1]
-    extensions = {"sni_hostname": target.host} if parts.scheme == "https" else {}
-    return pinned, {"Host": host_header}, extensions
-
-
 def webhook_deliver(*, delivery_id: Any) -> str:
     """Send one delivery; return its state. A delivered or failed delivery is never sent again."""
     delivery = WebhookDelivery.objects.select_related("endpoint").filter(pk=delivery_id).first()
@@ -315,7 +141,7 @@ def webhook_deliver(*, delivery_id: Any) -> str:
         return _delivery_failed_attempt(delivery, status_code=None, error=exc.message, final=not exc.retryable)
     body = webhook_body(delivery.payload)
     timestamp = str(int(time.time()))
-    url, host_header, extensions = _pinned_request(target)
+    url, host_header, extensions = pinned_request(target)
     headers = {
         **host_header,
         "Content-Type": "application/json",

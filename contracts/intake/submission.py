@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 
 from contracts.audit import audit_record
 from contracts.dispatch import JOB_RUN, task_send_on_commit
-from contracts.extraction import ExtractionError, ExtractionLimits, extract
+from contracts.intake.extraction import ExtractionError, ExtractionLimits, extract
 from contracts.models import ApiKey, Document, DocumentKind, DocumentSource, Job, Organisation
 from contracts.refusals import Refused
 

@@ -12,8 +12,8 @@ from inference.client import RETRY_NOTE, LLMClient
 from inference.config import LLMConfig
 from inference.errors import LLMUnavailable
 from inference.prompts import prompt_render
-from inference.results import LLMFinding, findings_merge
-from inference.tasks import cantonese_rewrite, clauses_extract, response_draft, ticket_classify
+from inference.questions import cantonese_rewrite, clauses_extract, response_draft, ticket_classify
+from inference.results import LLMFinding, chunk_findings_merge
 from rules.tickets.taxonomy import load_taxonomy
 from tests.inference.fake_server import Scripted, ScriptedServer, completion, scripted_server
 
@@ -148,5 +148,5 @@ def test_merge_keeps_the_longest_of_overlapping_same_label_findings() -> None:
         LLMFinding("clause", "定金", "保密义务", 10, 14),
         LLMFinding("clause", "保密", "保密", 40, 42),
     ]
-    merged = findings_merge(findings)
+    merged = chunk_findings_merge(findings)
     assert [(f.label, f.start, f.end) for f in merged] == [("保密", 8, 14), ("定金", 10, 14), ("保密", 40, 42)]

@@ -1,0 +1,38 @@
+"""The rules stage: deterministic findings from the rule packs (and an organisation's ticket classifier)."""
+
+from __future__ import annotations
+
+from contracts.findings import clause_finding, entity_finding, risk_finding, ticket_findings
+from contracts.learned.tickets import classifier_current
+from contracts.stages.base import JobContext
+from rules.clauses import clause_matches, risk_checks
+from rules.entities import ENTITY_PACK, extract_entities
+from rules.tickets.combine import classify_ticket
+from rules.tickets.urgency import urgency_cues
+
+
+class RulesStage:
+    """Deterministic findings: clauses and statutory risks for contracts, category/routing/urgency for
+    tickets, entities and personal data for both."""
+
+    name = "rules"
+
+    def run(self, ctx: JobContext) -> None:
+        normalized = ctx.normalized_text()
+        text = normalized.text
+        packs: dict[str, str] = {ENTITY_PACK[0]: ENTITY_PACK[1]}
+        if ctx.document.kind == "contract":
+            clauses = clause_matches(text)
+            ctx.findings.extend(clause_finding(normalized, c) for c in clauses)
+            ctx.findings.extend(risk_finding(normalized, r) for r in risk_checks(text, clauses))
+            if clauses:
+                packs["clauses"] = clauses[0].pack_version
+        else:
+            classifier = classifier_current(ctx.document.organisation.slug)
+            classification = classify_ticket(text, classifier)
+            urgency = urgency_cues(text)
+            ctx.findings.extend(ticket_findings(normalized, classification, urgency))
+            packs["tickets"] = classification.pack_version
+            packs["tickets_urgency"] = urgency.pack_version
+        ctx.findings.extend(entity_finding(normalized, e) for e in extract_entities(text))
+        ctx.rule_packs.update(packs)

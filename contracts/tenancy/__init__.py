@@ -1,0 +1,1 @@
+"""Tenancy: organisations, their members and roles (the models live in contracts.models)."""

@@ -1,0 +1,1 @@
+"""Webhooks: endpoints (configuration), delivery (the state machine), outbound (signing and target vetting)."""

@@ -1,0 +1,146 @@
+"""What DocGate sends out: HMAC-SHA256 signatures over the exact body, and outbound targets vetted against SSRF.
+
+A webhook URL must be HTTPS to a public address (unless DOCGATE_WEBHOOK_ALLOW_PRIVATE); the addresses its host
+resolves to are checked, and the request is pinned to the checked address so that a second DNS answer cannot
+redirect it inside the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from django.conf import settings
+
+SIGNATURE_VERSION = "v1"
+
+
+class WebhookConfigError(ValueError):
+    """A webhook configuration DocGate refuses; the message says why."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+
+
+class WebhookUrlRefused(WebhookConfigError):
+    """A webhook target DocGate will not call (not HTTPS, or an internal address); `retryable` for DNS failures."""
+
+
+def _allow_private() -> bool:
+    return bool(getattr(settings, "DOCGATE_WEBHOOK_ALLOW_PRIVATE", False))
+
+
+# --- Signatures ----------------------------------------------------------------------------------------------
+
+
+def webhook_sign(secret: str, timestamp: int | str, body: bytes) -> str:
+    """Return the hex HMAC-SHA256 of `{timestamp}.` followed by the raw body."""
+    return hmac.new(secret.encode("utf-8"), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+
+
+def webhook_verify(
+    secret: str, timestamp: str, body: bytes, signature: str, tolerance_s: int = 300, now: float | None = None
+) -> bool:
+    """Check an `X-DocGate-Signature` header (`v1=<hex>`, several allowed) and the timestamp's freshness."""
+    try:
+        sent_at = int(timestamp)
+    except (TypeError, ValueError):
+        return False
+    if abs((time.time() if now is None else now) - sent_at) > tolerance_s:
+        return False
+    expected = webhook_sign(secret, sent_at, body)
+    candidates = [part.strip() for part in signature.split(",")]
+    return any(
+        hmac.compare_digest(value.strip(), expected)
+        for scheme, _, value in (candidate.partition("=") for candidate in candidates)
+        if scheme.strip() == SIGNATURE_VERSION
+    )
+
+
+# --- Targets -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WebhookTarget:
+    """A vetted URL and the addresses its host resolved to when it was checked."""
+
+    url: str
+    host: str
+    port: int
+    addresses: tuple[str, ...]
+
+
+def _address_refusal(address: str) -> str | None:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    for label, hit in (
+        ("loopback", ip.is_loopback),
+        ("link-local", ip.is_link_local),
+        ("unspecified", ip.is_unspecified),
+        ("multicast", ip.is_multicast),
+        ("reserved", ip.is_reserved),
+        ("private", ip.is_private),
+        ("not globally routable", not ip.is_global),
+    ):
+        if hit:
+            return label
+    return None
+
+
+def webhook_target(url: str) -> WebhookTarget:
+    """Check a webhook URL and resolve its host; raise WebhookUrlRefused for anything DocGate must not call."""
+    allow_private = _allow_private()
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise WebhookUrlRefused(f"The webhook URL is malformed: {exc}.") from exc
+    if parts.scheme != "https" and not (allow_private and parts.scheme == "http"):
+        raise WebhookUrlRefused("The webhook URL must use https://.")
+    if not parts.hostname:
+        raise WebhookUrlRefused("The webhook URL has no host.")
+    if parts.username is not None or parts.password is not None:
+        raise WebhookUrlRefused("The webhook URL must not contain credentials; use the signing secret instead.")
+    port = port or (443 if parts.scheme == "https" else 80)
+    try:
+        infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise WebhookUrlRefused(f"The webhook host {parts.hostname} cannot be resolved.", retryable=True) from exc
+    addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
+    if not addresses:
+        raise WebhookUrlRefused(f"The webhook host {parts.hostname} cannot be resolved.", retryable=True)
+    if not allow_private:
+        # Every address counts: a host answering with one public and one internal address is refused.
+        for address in addresses:
+            refusal = _address_refusal(address)
+            if refusal:
+                where = address if address == parts.hostname else f"{parts.hostname} (resolves to {address})"
+                raise WebhookUrlRefused(
+                    f"The webhook target {where} is a {refusal} address; webhooks go only to public internet addresses."
+                )
+    return WebhookTarget(url=urlunsplit(parts), host=parts.hostname, port=port, addresses=addresses)
+
+
+def webhook_url_check(url: str) -> None:
+    """Raise WebhookUrlRefused unless the URL is HTTPS and its host resolves only to public addresses."""
+    webhook_target(url)
+
+
+def pinned_request(target: WebhookTarget) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """Address the vetted IP directly (no second DNS lookup to rebind), with the real host for Host and TLS."""
+    parts = urlsplit(target.url)
+    address = target.addresses[0]
+    literal = f"[{address}]" if ":" in address else address
+    pinned = urlunsplit(parts._replace(netloc=f"{literal}:{target.port}"))
+    host_header = parts.netloc.rsplit("@", 1)[-1]
+    extensions = {"sni_hostname": target.host} if parts.scheme == "https" else {}
+    return pinned, {"Host": host_header}, extensions
