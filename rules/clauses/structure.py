@@ -6,14 +6,8 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from rules.clauses.guidance import bracket_guidance, merge_spans, section_guidance
-
-# Full-width ASCII variants (！ … ～) and the ideographic space fold one-to-one onto ASCII, so a folded text
-# keeps every offset of the text it came from; raw and normalizer output then match the same patterns.
-_FOLD_TABLE = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
-_FOLD_TABLE |= {ord("“"): ord('"'), ord("”"): ord('"'), ord("‘"): ord("'"), ord("’"): ord("'")}
+from rules.normalize.width import width_fold
 
 _CN_NUMERAL = "一二三四五六七八九十百零〇"
 # Article markers at the start of a line, outermost first; the index of the alternative that matched is the
@@ -54,22 +48,11 @@ _WIDE_GAP = re.compile(r"\s{2,}")
 _MAX_ARTICLE = 1500  # past this an "article" is a whole chapter: highlight the paragraph instead
 
 
-_FOLDABLE = re.compile("[" + "".join(chr(code) for code in _FOLD_TABLE) + "]")
-# The same table as a lookup array over UTF-16 code units: folding becomes one vectorised gather. Surrogates
-# map to themselves, so characters outside the BMP pass through untouched.
-_FOLD_UNITS = np.arange(0x10000, dtype=np.uint16)
-_FOLD_UNITS[list(_FOLD_TABLE)] = list(_FOLD_TABLE.values())
-
-
 def fold(text: str) -> str:
-    """Return text with full-width ASCII variants folded to ASCII; offsets are unchanged."""
-    if _FOLDABLE.search(text) is None:
-        return text
-    try:
-        units = np.frombuffer(text.encode("utf-16-le"), dtype=np.uint16)
-    except UnicodeEncodeError:  # a lone surrogate cannot be encoded; fold it the slow way
-        return text.translate(_FOLD_TABLE)
-    return _FOLD_UNITS[units].tobytes().decode("utf-16-le")
+    """Return text with full-width ASCII variants folded to ASCII (`rules.normalize.width`); offsets unchanged.
+
+    Raw and normalizer output then match the same patterns."""
+    return width_fold(text)
 
 
 def is_blank(text: str) -> bool:

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 
 from rules.normalize.offsets import Edit, StepMap, apply_edits
+from rules.normalize.width import FULLWIDTH_ASCII
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 CJK_CHAR = re.compile(f"[{CJK}]")
@@ -47,9 +48,7 @@ _FOLDS: dict[str, tuple[str, str]] = {
     char: (_SANITIZE_OUTPUT[kind], kind) for kind, chars in _SANITIZE_KINDS.items() for char in chars
 }
 _FOLDS.update(
-    (chr(code), (chr(code - 0xFEE0), "width"))
-    for code in range(0xFF01, 0xFF5F)
-    if chr(code) not in _FAMILY_FULLWIDTH
+    (chr(code), (chr(ascii), "width")) for code, ascii in FULLWIDTH_ASCII.items() if chr(code) not in _FAMILY_FULLWIDTH
 )
 _FOLDS.update((char, (half, "width")) for char, half in _WIDTH_SYMBOLS.items())
 _FOLD = re.compile("[" + "".join(map(re.escape, _FOLDS)) + "]")

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from rules.normalize.width import fold_text
 from rules.terms import TermIndex
-from rules.tickets.pack import fold_text
 
 PACKS_DIR = Path(__file__).resolve().parents[1] / "packs"
 SAFETY_PATH = PACKS_DIR / "safety.json"

@@ -6,8 +6,8 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from rules.normalize.script import has_traditional, to_simplified
+from rules.normalize.width import fold_text
 from rules.safety.pack import EXCLUSION, SafetyPack, SafetyRule, load_safety_pack
-from rules.tickets.pack import fold_text
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ import math
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from rules.tickets.pack import TicketRule, TicketRulePack, fold_text, load_pack
+from rules.normalize.width import fold_text
+from rules.tickets.pack import TicketRule, TicketRulePack, load_pack
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from rules.normalize.width import fold_text
 from rules.terms import TermIndex
 from rules.tickets.taxonomy import GENERIC_NAMES, PACKS_DIR, Taxonomy, load_taxonomy
 
@@ -57,30 +56,6 @@ class TicketRulePack:
     def terms(self) -> tuple[str, ...]:
         """Every distinct term of the pack (the naive baseline of the benchmark loops over these)."""
         return tuple(sorted({term for rule in self.rules for term in rule.terms}))
-
-
-def fold_char(char: str) -> str:
-    """Width-fold and lower-case one character, keeping it one character so offsets stay valid."""
-    folded = unicodedata.normalize("NFKC", char)
-    return folded.lower() if len(folded) == 1 else char
-
-
-# Full-width letters and digits (Ａ, ９) and the ideographic space become ASCII; full-width punctuation (，。)
-# is left alone: it is the normal form in Chinese text and no term contains it. str.lower() handles the case.
-_FULL_WIDTH = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u3000]")
-_FULL_WIDTH_FOLDED = {
-    char: fold_char(char) for char in map(chr, [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)])
-} | {"\u3000": " "}
-_UPPER_ASCII_TABLE = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
-
-
-def fold_text(text: str) -> str:
-    """Full-width letters and digits to ASCII, lower case; same length as the input, so spans map one to one."""
-    # A substitution per match, not str.translate: one full-width digit must not cost a pass over a long text.
-    text = _FULL_WIDTH.sub(lambda match: _FULL_WIDTH_FOLDED[match.group()], text)
-    lowered = text.lower()
-    # A few letters lower-case to two characters (İ); then only ASCII is lowered, to keep offsets valid.
-    return lowered if len(lowered) == len(text) else text.translate(_UPPER_ASCII_TABLE)
 
 
 def taxonomy_rules(taxonomy: Taxonomy, explicit: tuple[TicketRule, ...]) -> tuple[TicketRule, ...]:

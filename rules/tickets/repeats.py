@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-from rules.tickets.pack import fold_text
+from rules.normalize.width import fold_text
 
 # Over a board's 1.8k tickets, reworded repeats of one complaint mostly score 0.3-0.7 and the nearest
 # different complaint is below 0.25 for 95% of tickets; character bigrams separated these best (vs 1-3-grams).

@@ -7,10 +7,10 @@ import json
 import sys
 
 from rules.evaluation.common import jsonl_rows
+from rules.normalize.width import fold_text
 from rules.safety import gate_decide_rules, load_safety_pack, safety_score
 from rules.safety.decision import DEFAULT_POLICIES, gate_decide_text
 from rules.safety.model import load_safety_model
-from rules.tickets.pack import fold_text
 from tests.benchmarks.measure import (
     GROWTH_CHARS,
     SIZES,

@@ -7,8 +7,9 @@ import sys
 import time
 
 from rules.evaluation.common import jsonl_rows
+from rules.normalize.width import fold_text
 from rules.tickets.matcher import rule_match
-from rules.tickets.pack import TicketRulePack, fold_text, load_pack
+from rules.tickets.pack import TicketRulePack, load_pack
 from rules.tickets.repeats import RepeatDetector
 from rules.tickets.urgency import urgency_cues
 from tests.benchmarks.measure import GROWTH_CHARS, SIZES, chars_per_second, naive_term_hits

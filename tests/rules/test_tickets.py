@@ -6,10 +6,11 @@ import pytest
 
 from rules.evaluation.common import jsonl_rows
 from rules.evaluation.tickets import evaluate_tickets
+from rules.normalize.width import fold_text
 from rules.tickets import classify_ticket, load_taxonomy, rule_match
 from rules.tickets.classifier import Prediction
 from rules.tickets.combine import CLASSIFIER_WEAK, RULES_STRONG, combine
-from rules.tickets.pack import fold_text, load_pack, pack_from_dict
+from rules.tickets.pack import load_pack, pack_from_dict
 from rules.tickets.taxonomy import csv_paths
 from tests.shared_data import shared_file
 
