@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
+
+from contracts.operations.processes import worker_command
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,21 +47,7 @@ def celery_worker(
     }
     log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--loglevel",
-            "INFO",
-            "--concurrency",
-            str(concurrency),
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ],
+        worker_command(concurrency=concurrency, standalone=True),
         cwd=ROOT,
         env=env,
         stdout=log,

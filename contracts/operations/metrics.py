@@ -127,7 +127,7 @@ def metrics_text() -> bytes:
 @never_cache
 def metrics_view(request: HttpRequest) -> HttpResponse:
     """Prometheus text format; when PROMETHEUS_METRICS_TOKEN is set, a matching bearer token is required."""
-    token = getattr(settings, "PROMETHEUS_METRICS_TOKEN", "")
+    token = settings.PROMETHEUS_METRICS_TOKEN
     if token:
         given = request.META.get("HTTP_AUTHORIZATION", "").removeprefix("Bearer ").strip()
         if not constant_time_compare(given, token):

@@ -52,7 +52,7 @@ class ReviewError(Refused):
 
 def review_claim_seconds() -> int:
     """How long a claim holds before another reviewer may take the task over."""
-    return int(getattr(settings, "DOCGATE_REVIEW_CLAIM_S", 900))
+    return int(settings.DOCGATE_REVIEW_CLAIM_S)
 
 
 def review_priority(reasons: list[str]) -> int:

@@ -47,12 +47,12 @@ class WebhookRetry(Exception):
 
 
 def webhook_max_attempts() -> int:
-    return int(getattr(settings, "DOCGATE_WEBHOOK_MAX_ATTEMPTS", 8))
+    return int(settings.DOCGATE_WEBHOOK_MAX_ATTEMPTS)
 
 
 def webhook_retry_delay_s(attempt: int) -> float:
     """Backoff after the given attempt (1-based), capped at an hour."""
-    return backoff_delay_s(attempt - 1, float(getattr(settings, "DOCGATE_WEBHOOK_BACKOFF_S", 30)), 3600.0)
+    return backoff_delay_s(attempt - 1, float(settings.DOCGATE_WEBHOOK_BACKOFF_S), 3600.0)
 
 
 def webhook_body(payload: dict[str, Any]) -> bytes:

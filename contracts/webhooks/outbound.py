@@ -35,7 +35,7 @@ class WebhookUrlRefused(WebhookConfigError):
 
 
 def _allow_private() -> bool:
-    return bool(getattr(settings, "DOCGATE_WEBHOOK_ALLOW_PRIVATE", False))
+    return bool(settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE)
 
 
 # --- Signatures ----------------------------------------------------------------------------------------------

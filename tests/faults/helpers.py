@@ -6,13 +6,13 @@ import contextlib
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from contracts.operations.processes import beat_command
 from tests.workers import ROOT, process_group_stop, test_database_url, wait_until
 
 # The command DESIGN.md gives for starting the local Redis.
@@ -72,8 +72,7 @@ def celery_beat(*, extra_env: dict[str, str], folder: Path) -> Iterator[subproce
     }
     log = open(folder / "beat.log", "wb")  # noqa: SIM115 (closed below)
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
-         "--schedule", str(folder / "beat-schedule")],
+        beat_command(str(folder / "beat-schedule")),
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     try:

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from contracts.operations.processes import worker_command
 from tests.workers import process_group_stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -161,8 +162,7 @@ def run(count: int, clients: int, workers: int, timeout_s: float) -> dict[str, A
         base_url = f"http://127.0.0.1:{port}"
         gunicorn = [sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}",
                     "--timeout", "120"]  # fmt: skip
-        celery = [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel", "WARNING", "--concurrency",
-                  str(workers), "--without-gossip", "--without-mingle", "--without-heartbeat"]  # fmt: skip
+        celery = worker_command(concurrency=workers, standalone=True)
         with child(gunicorn, env, folder / "gunicorn.log"), child(celery, env, folder / "worker.log"):
             if not _wait_ready(base_url, key):
                 raise SystemExit("gunicorn did not start:\n" + (folder / "gunicorn.log").read_text()[-2000:])

@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from contracts.operations.processes import beat_command, worker_command
+
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 # The local LLM server is restarted when it dies (with growing delays): jobs meanwhile degrade to rules-only and
 # go to review, so nothing stops. Any other process exiting stops the stack.
@@ -48,32 +50,8 @@ class Command(BaseCommand):
                 "--access-logfile",
                 "-",
             ],
-            "worker": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--loglevel",
-                "INFO",
-                "--concurrency",
-                "1",
-                "--hostname",
-                "docgate-worker@%h",
-            ],
-            "beat": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "beat",
-                "--loglevel",
-                "INFO",
-                "--schedule",
-                settings.CELERY_BEAT_SCHEDULE_FILENAME,
-            ],
+            "worker": worker_command(concurrency=1, hostname="docgate-worker@%h"),
+            "beat": beat_command(str(settings.CELERY_BEAT_SCHEDULE_FILENAME)),
         }
         llm = self._local_llm_command()
         if llm is not None:
