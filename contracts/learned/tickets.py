@@ -34,7 +34,10 @@ def classifier_current(organisation_slug: str) -> TicketClassifier | None:
 
 @lru_cache(maxsize=16)
 def _classifier_load(directory: str) -> TicketClassifier | None:
-    from rules.tickets.classifier import IncompatibleArtifactError, TicketClassifier
+    from rules.tickets.classifier import (  # heavy: scikit-learn, loaded only when a classifier is trained or used
+        IncompatibleArtifactError,
+        TicketClassifier,
+    )
 
     try:
         return TicketClassifier.load(directory)

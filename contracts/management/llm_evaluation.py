@@ -8,8 +8,16 @@ from typing import Any
 
 from inference.client import LLMClient
 from inference.errors import LLMError
+from inference.prompts import prompt_render
+from inference.questions import cantonese_rewrite, clauses_extract, ticket_classify
 from inference.results import LLMTaskResult
+from rules.clauses import load_pack
+from rules.evaluation.clauses import evaluate_clauses
+from rules.evaluation.common import classification_report
+from rules.evaluation.dialect import canonical_form, chrf, corpus_cer
 from rules.normalize import normalize
+from rules.safety import gate_combine, safety_score
+from rules.tickets.taxonomy import load_taxonomy
 
 
 class _Tally:
@@ -71,9 +79,6 @@ def llm_evaluate(task: str, rows: list[dict[str, Any]], client: LLMClient) -> di
 
 
 def _tickets(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> dict[str, Any]:
-    from inference.questions import ticket_classify
-    from rules.evaluation.common import classification_report
-    from rules.tickets.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy()
 
@@ -87,9 +92,6 @@ def _tickets(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> di
 
 
 def _clauses(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> dict[str, Any]:
-    from inference.questions import clauses_extract
-    from rules.clauses import load_pack
-    from rules.evaluation.clauses import evaluate_clauses
 
     labels = tuple(load_pack().clauses)
     predictions = {}
@@ -109,8 +111,6 @@ def _clauses(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> di
 
 
 def _dialect(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> dict[str, Any]:
-    from inference.questions import cantonese_rewrite
-    from rules.evaluation.dialect import canonical_form, chrf, corpus_cer
 
     def answer(row: dict[str, Any]) -> str:
         result = cantonese_rewrite(client, normalize(row["source"]).text)
@@ -130,8 +130,6 @@ def _dialect(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> di
 
 
 def _safety(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> dict[str, Any]:
-    from inference.prompts import prompt_render
-    from rules.safety import gate_combine, safety_score
 
     def answer(row: dict[str, Any]) -> float:
         return client.yes_probability(prompt_render("safety_check", normalize(row["text"]).text).messages)

@@ -12,6 +12,10 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+from kombu import Connection
+
+from contracts.llm import llm_breaker_snapshot
+from rules.safety.model import SafetyModelError, load_safety_model
 
 BROKER_TIMEOUT_S = 2.0
 
@@ -48,7 +52,6 @@ def broker_check() -> Check:
         folders = {str(options.get(name, "")) for name in ("data_folder_in", "data_folder_out")}
         missing = sorted(f for f in folders if not (f and os.path.isdir(f) and os.access(f, os.W_OK)))
         return Check(False, "unwritable", ", ".join(missing)) if missing else Check(True, "ok", "filesystem")
-    from kombu import Connection
 
     try:
         with Connection(url, connect_timeout=BROKER_TIMEOUT_S) as conn:
@@ -62,7 +65,6 @@ def llm_check() -> Check:
     """Unhealthy while this process's breaker is open; `disabled` (healthy) when the LLM is switched off."""
     if not settings.LLM_ENABLED:
         return Check(True, "disabled")
-    from contracts.llm import llm_breaker_snapshot
 
     state = str(llm_breaker_snapshot()["state"])
     return Check(state != "open", state)
@@ -70,7 +72,6 @@ def llm_check() -> Check:
 
 def safety_model_check() -> Check:
     """The shipped safety classifier loads (without it every text goes to review)."""
-    from rules.safety.model import SafetyModelError, load_safety_model
 
     try:
         model = load_safety_model()

@@ -19,10 +19,19 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from django.views.decorators.cache import never_cache
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from contracts.llm import llm_client
 from contracts.models import Job, JobState, Result, ReviewState, ReviewTask
 
 STAGE_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -99,7 +108,6 @@ def _breaker_metrics() -> Iterator[Metric]:
     """This process's LLM circuit breaker: state, failures and openings."""
     if not settings.LLM_ENABLED:
         return
-    from contracts.llm import llm_client
 
     snapshot = llm_client().breaker.snapshot()
     state = GaugeMetricFamily("docgate_llm_breaker_open", "1 while this process's LLM breaker is open.")
@@ -112,8 +120,6 @@ def _breaker_metrics() -> Iterator[Metric]:
 def metrics_text() -> bytes:
     """Everything /metrics serves: process and django-prometheus metrics, DocGate's histograms and gauges."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
-
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         process = generate_latest(registry)

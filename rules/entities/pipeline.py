@@ -104,7 +104,7 @@ def _tail(entity: Entity) -> tuple[str | None, bool, str]:
 
 def resolve_entities_component(doc: Doc) -> Doc:
     """spaCy component: resolve overlapping candidates (longest, then most specific) and set doc.ents."""
-    from spacy.util import filter_spans
+    from spacy.util import filter_spans  # heavy: spaCy, loaded on first entity extraction
 
     resolved = resolve_overlaps(doc._.docgate_candidates or [], len(doc.text))
     spans = [doc.char_span(e.start, e.end, label=e.label, alignment_mode="expand") for e in resolved]
@@ -115,8 +115,8 @@ def resolve_entities_component(doc: Doc) -> Doc:
 
 def _register_components() -> None:
     """Register the custom components and Doc extensions once per process."""
-    from spacy.language import Language
-    from spacy.tokens import Doc
+    from spacy.language import Language  # heavy: spaCy, loaded on first entity extraction
+    from spacy.tokens import Doc  # heavy: spaCy, loaded on first entity extraction
 
     for name in ("docgate_candidates", "docgate_entities"):
         if not Doc.has_extension(name):
@@ -130,7 +130,7 @@ def _register_components() -> None:
 @functools.cache
 def entity_pipeline() -> Language:
     """Return the cached pipeline: blank zh with char segmentation, EntityRuler, regex and resolve steps."""
-    import spacy
+    import spacy  # heavy: spaCy, loaded on first entity extraction
 
     _register_components()
     nlp = spacy.blank("zh")  # char segmenter: offline, no model download, and every char offset is a boundary

@@ -174,7 +174,7 @@ def _score_with_training(
         skipped_sources=dict(skipped),
     )
     if cv:
-        from sklearn.model_selection import StratifiedKFold
+        from sklearn.model_selection import StratifiedKFold  # heavy: scikit-learn, only for cross-validation
 
         strata = [f"{item.source}/{item.row['label']}" for item in scored]
         folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed)

@@ -40,7 +40,7 @@ def _summary(gold: Sequence[str], results: Sequence[TicketClassification]) -> di
 
 def _cross_validate(rows: list[dict[str, Any]], folds: int, seed: int) -> dict[str, Any]:
     """Stratified k-fold: train on k-1 folds, classify the held-out fold, pool; the baseline on the same folds."""
-    from sklearn.model_selection import StratifiedKFold
+    from sklearn.model_selection import StratifiedKFold  # heavy: scikit-learn, only for cross-validation
 
     texts = [row["text"] for row in rows]
     gold = [row["label"] for row in rows]

@@ -9,7 +9,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from contracts.llm import llm_client
+from contracts.management.commands.train_safety_model import text_lines
+from contracts.management.llm_evaluation import llm_evaluate
+from rules.evaluation.clauses import evaluate_clauses
 from rules.evaluation.common import jsonl_rows
+from rules.evaluation.dialect import evaluate_dialect
+from rules.evaluation.safety import evaluate_safety
+from rules.evaluation.script import evaluate_script
+from rules.evaluation.tickets import evaluate_tickets
 
 TASKS = ("tickets", "clauses", "dialect", "script", "safety")
 
@@ -28,13 +36,23 @@ class Command(BaseCommand):
             " (its figures under llm_report)",
         )
         parser.add_argument("--json", action="store_true", help="print JSON (the only output format)")
-        parser.add_argument("--train", help="tickets: labelled JSONL to fit the classifier on first; safety: the "
-                            "training corpus for --cv, --leave-out and --extra-safe")
-        parser.add_argument("--cv", type=int, help="tickets, safety: k-fold cross-validation on --data, the model "
-                            "refitted inside every fold")
+        parser.add_argument(
+            "--train",
+            help="tickets: labelled JSONL to fit the classifier on first; safety: the "
+            "training corpus for --cv, --leave-out and --extra-safe",
+        )
+        parser.add_argument(
+            "--cv",
+            type=int,
+            help="tickets, safety: k-fold cross-validation on --data, the model refitted inside every fold",
+        )
         parser.add_argument("--leave-out", help="safety: train without this source of --data, score on it")
-        parser.add_argument("--extra-safe", nargs="*", default=[], help="safety: an organisation's own safe texts "
-                            "added to every model trained here")
+        parser.add_argument(
+            "--extra-safe",
+            nargs="*",
+            default=[],
+            help="safety: an organisation's own safe texts added to every model trained here",
+        )
         parser.add_argument("--rules-only", action="store_true", help="safety: the lexicon alone, no model")
         parser.add_argument("--seed", type=int, default=0, help="safety: seed of folds and training")
         parser.add_argument("--limit", type=int, help="score only the first N rows")
@@ -63,9 +81,6 @@ class Command(BaseCommand):
         self.stderr.write(f"evaluating {task} on {len(rows)} rows from {path} …")
         report = self._evaluate(task, rows, options)
         if options["llm"] == "on":
-            from contracts.llm import llm_client
-            from contracts.management.llm_evaluation import llm_evaluate
-
             client = llm_client()
             self.stderr.write(f"asking {client.config.model} on {client.config.base_url} ({client.config.engine}) …")
             report["llm_report"] = llm_evaluate(task, rows, client)
@@ -77,20 +92,12 @@ class Command(BaseCommand):
     def _evaluate(self, task: str, rows: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
         try:
             if task == "script":
-                from rules.evaluation.script import evaluate_script
-
                 return dict(evaluate_script(rows))
             if task == "dialect":
-                from rules.evaluation.dialect import evaluate_dialect
-
                 return dict(evaluate_dialect(rows))
             if task == "clauses":
-                from rules.evaluation.clauses import evaluate_clauses
-
                 return dict(evaluate_clauses(rows))
             if task == "tickets":
-                from rules.evaluation.tickets import evaluate_tickets
-
                 train_rows = list(jsonl_rows(options["train"])) if options.get("train") else None
                 return dict(evaluate_tickets(rows, train_rows=train_rows, cv=options.get("cv")))
             return self._evaluate_safety(rows, options)
@@ -102,19 +109,19 @@ class Command(BaseCommand):
             raise CommandError(f"the {task} task is not available in this build: {exc}") from exc
 
     def _evaluate_safety(self, rows: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
-        from contracts.management.commands.train_safety_model import text_lines
-        from rules.evaluation.safety import evaluate_safety
 
         train_rows = list(jsonl_rows(options["train"])) if options.get("train") else None
         extra = [text for path in options["extra_safe"] for text in text_lines(path)]
         if train_rows is not None:
             self.stderr.write("training safety models for this evaluation (minutes per model) …")
-        return dict(evaluate_safety(
-            rows,
-            use_model=not options["rules_only"],
-            train_rows=train_rows,
-            cv=options.get("cv"),
-            leave_out=options.get("leave_out"),
-            extra_safe=extra,
-            seed=options["seed"],
-        ))
+        return dict(
+            evaluate_safety(
+                rows,
+                use_model=not options["rules_only"],
+                train_rows=train_rows,
+                cv=options.get("cv"),
+                leave_out=options.get("leave_out"),
+                extra_safe=extra,
+                seed=options["seed"],
+            )
+        )

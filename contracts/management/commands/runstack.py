@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from contracts.operations.processes import beat_command, worker_command
+from inference.local_server import model_path_ensure, server_command
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 # The local LLM server is restarted when it dies (with growing delays): jobs meanwhile degrade to rules-only and
@@ -118,7 +119,6 @@ class Command(BaseCommand):
         parts = urlsplit(settings.LLM_BASE_URL)
         if not (settings.LLM_ENABLED and settings.DOCGATE_LOCAL_LLM and parts.hostname in LOOPBACK_HOSTS):
             return None
-        from inference.local_server import model_path_ensure, server_command
 
         self.stdout.write("preparing the local LLM (Gemma 3 270M, llama.cpp) …")
         model = model_path_ensure(Path(settings.DOCGATE_LLM_MODEL_DIR))

@@ -8,6 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from contracts.gate import safety_model_publish
+from contracts.models import Organisation
 from rules.evaluation.common import jsonl_rows
 
 
@@ -38,13 +40,20 @@ class Command(BaseCommand):
         target = parser.add_mutually_exclusive_group(required=True)
         target.add_argument("--out", help="write the model into this directory")
         target.add_argument("--organisation", help="publish as this organisation's model (var/models/<org>/safety)")
-        parser.add_argument("--extra-safe", nargs="*", default=[], help="the organisation's own safe texts "
-                            "(JSONL with text, or one text per line)")
+        parser.add_argument(
+            "--extra-safe",
+            nargs="*",
+            default=[],
+            help="the organisation's own safe texts (JSONL with text, or one text per line)",
+        )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--limit", type=int, help="train on the first N rows only (quick looks, tests)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from rules.safety.training import train_safety_model, training_examples
+        from rules.safety.training import (  # heavy: scikit-learn, needed only when training
+            train_safety_model,
+            training_examples,
+        )
 
         rows: list[dict[str, Any]] = []
         for path in options["data"]:
@@ -66,19 +75,21 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if options.get("organisation"):
-            from contracts.gate import safety_model_publish
-            from contracts.models import Organisation
-
             if not Organisation.objects.filter(slug=options["organisation"]).exists():
                 raise CommandError(f"No organisation with slug {options['organisation']!r}.")
             directory = safety_model_publish(options["organisation"], model)
         else:
             directory = str(model.save(options["out"]))
-        self.stdout.write(json.dumps({
-            "model_version": model.version,
-            "n_samples": model.metadata["n_samples"],
-            "label_counts": model.metadata["label_counts"],
-            "left_out": dict(skipped),
-            "weights_sha256": model.metadata["weights_sha256"],
-            "path": directory,
-        }, ensure_ascii=False))
+        self.stdout.write(
+            json.dumps(
+                {
+                    "model_version": model.version,
+                    "n_samples": model.metadata["n_samples"],
+                    "label_counts": model.metadata["label_counts"],
+                    "left_out": dict(skipped),
+                    "weights_sha256": model.metadata["weights_sha256"],
+                    "path": directory,
+                },
+                ensure_ascii=False,
+            )
+        )

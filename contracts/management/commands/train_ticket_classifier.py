@@ -20,6 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--organisation", required=True, help="organisation slug")
 
     def handle(self, *args: Any, data: str, organisation: str, **options: Any) -> None:
+        # heavy: scikit-learn, loaded only when a classifier is trained or used
         from rules.tickets.classifier import train_classifier
 
         org = Organisation.objects.filter(slug=organisation).first()
@@ -39,6 +40,15 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         directory = classifier_publish(org.slug, classifier)
-        self.stdout.write(json.dumps({"organisation": org.slug, "model_version": classifier.version,
-                                      "n_samples": len(texts), "labels": list(classifier.labels),
-                                      "path": str(directory)}, ensure_ascii=False))
+        self.stdout.write(
+            json.dumps(
+                {
+                    "organisation": org.slug,
+                    "model_version": classifier.version,
+                    "n_samples": len(texts),
+                    "labels": list(classifier.labels),
+                    "path": str(directory),
+                },
+                ensure_ascii=False,
+            )
+        )
