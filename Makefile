@@ -51,9 +51,10 @@ test-vllm: install-test
 lint: install-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy .
+	$(VENV)/bin/lint-imports
 
 bench: install-test
 	@$(PY) -m tests.benchmarks.run
 
 clean:
-	rm -rf var/test .pytest_cache .mypy_cache .ruff_cache
+	rm -rf var/test .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -102,16 +102,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             raise IntakeError(
                 "file_too_large", f"The file exceeds the limit of {settings.DOCGATE_MAX_UPLOAD_BYTES} bytes.", 413
             )
-        submission = Submission(
-            kind=data["kind"],
-            source=DocumentSource.API,
-            data=upload.read() if upload is not None else None,
-            text=data.get("text"),
-            original_name=getattr(upload, "name", "") or "",
-            title=data["title"],
-            reference=data["reference"],
-            metadata=data["metadata"],
-        )
+        submission = _submission(data, upload)
         organisation = request_organisation(request)
         assert organisation is not None
         key = request.META.get("HTTP_IDEMPOTENCY_KEY", "").strip()
@@ -133,14 +124,13 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             user=request_user(request),
             api_key=request_api_key(request),
         )
+        message = (
+            "An identical document was already submitted; this is that document."
+            if outcome.duplicate
+            else "Document accepted and queued."
+        )
         body = SubmitResponseSerializer(
-            {
-                "document": outcome.document,
-                "duplicate": outcome.duplicate,
-                "message": "An identical document was already submitted; this is that document."
-                if outcome.duplicate
-                else "Document accepted and queued.",
-            }
+            {"document": outcome.document, "duplicate": outcome.duplicate, "message": message}
         ).data
         answer_status = status.HTTP_200_OK if outcome.duplicate else status.HTTP_201_CREATED
         if key:
@@ -172,3 +162,17 @@ class JobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
 
     def get_queryset(self) -> QuerySet[Job]:
         return Job.objects.filter(organisation=request_organisation(self.request))
+
+
+def _submission(data: dict[str, Any], upload: Any) -> Submission:
+    """The intake submission an API request describes (a file upload or text)."""
+    return Submission(
+        kind=data["kind"],
+        source=DocumentSource.API,
+        data=upload.read() if upload is not None else None,
+        text=data.get("text"),
+        original_name=getattr(upload, "name", "") or "",
+        title=data["title"],
+        reference=data["reference"],
+        metadata=data["metadata"],
+    )

@@ -14,6 +14,10 @@ LLM_ENGINES = ("vllm", "llamacpp")
 @register(Tags.compatibility)
 def docgate_settings_check(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
     """Return warnings for a misconfigured LLM, broker, limits or secret."""
+    return [*_llm_warnings(), *_broker_warnings(), *_limit_warnings()]
+
+
+def _llm_warnings() -> list[Warning]:
     warnings: list[Warning] = []
     llm = urlsplit(settings.LLM_BASE_URL)
     if llm.scheme not in {"http", "https"} or not llm.hostname:
@@ -36,6 +40,11 @@ def docgate_settings_check(app_configs: Any = None, **kwargs: Any) -> list[Warni
         )
     if settings.LLM_TIMEOUT_S <= 0:
         warnings.append(Warning("LLM_TIMEOUT_S must be positive.", id="docgate.W004"))
+    return warnings
+
+
+def _broker_warnings() -> list[Warning]:
+    warnings: list[Warning] = []
     broker = urlsplit(settings.CELERY_BROKER_URL)
     if broker.scheme not in {"redis", "rediss", "filesystem"}:
         warnings.append(
@@ -53,6 +62,11 @@ def docgate_settings_check(app_configs: Any = None, **kwargs: Any) -> list[Warni
                 id="docgate.W006",
             )
         )
+    return warnings
+
+
+def _limit_warnings() -> list[Warning]:
+    warnings: list[Warning] = []
     if not 0 < settings.SAFETY_BLOCK_THRESHOLD <= 1:
         warnings.append(Warning("SAFETY_BLOCK_THRESHOLD must be in (0, 1].", id="docgate.W007"))
     for kind, (review, block) in settings.SAFETY_POLICIES.items():

@@ -221,6 +221,10 @@ def train_safety_model(
     did not see it; a Platt curve on those margins maps the final head's margin to P(unsafe).
     `calibrate=False` (tests, quick looks) keeps the identity-like curve a=1, b=0. `own` texts from DocGate's
     templates (`rules.safety.safe_requests`) join as safe and sensitive requests.
+
+    Longer than 60 lines on purpose (size-limit exception): the training recipe reads top to bottom as one
+    sequence (examples, features, folds, calibration, heads, metadata), and every step feeds the reproducibility
+    the determinism test checks; split into helpers it would hand a dozen arrays from one to the next.
     """
     all_examples = [
         *examples,

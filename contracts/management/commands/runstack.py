@@ -34,29 +34,7 @@ class Command(BaseCommand):
         parser.add_argument("--web-workers", type=int, default=2)
 
     def handle(self, *args: Any, bind: str, web_workers: int, **options: Any) -> None:
-        python = sys.executable
-        settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
-        for folder in ("queue", "control"):
-            (settings.BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
-        commands = {
-            "web": [
-                python,
-                "-m",
-                "gunicorn",
-                "config.wsgi",
-                "--bind",
-                bind,
-                "--workers",
-                str(web_workers),
-                "--access-logfile",
-                "-",
-            ],
-            "worker": worker_command(concurrency=1, hostname="docgate-worker@%h"),
-            "beat": beat_command(str(settings.CELERY_BEAT_SCHEDULE_FILENAME)),
-        }
-        llm = self._local_llm_command()
-        if llm is not None:
-            commands = {"llm": llm, **commands}
+        commands = self._commands(bind, web_workers)
         processes = {name: subprocess.Popen(cmd, env=os.environ.copy()) for name, cmd in commands.items()}
         host = bind.split(":")[0]
         port = bind.rsplit(":", 1)[-1]
@@ -66,53 +44,61 @@ class Command(BaseCommand):
                 f"docs http://{host}:{port}/api/v1/docs/  (Ctrl-C stops everything)"
             )
         )
-        stopping = False
-
-        def stop(signum: int, frame: Any) -> None:
-            nonlocal stopping
-            stopping = True
-
-        signal.signal(signal.SIGINT, stop)
-        signal.signal(signal.SIGTERM, stop)
-        crashes: dict[str, int] = {}
-        restart_at: dict[str, float] = {}
+        self._stopping = False
+        signal.signal(signal.SIGINT, self._stop)
+        signal.signal(signal.SIGTERM, self._stop)
         try:
-            while not stopping:
-                time.sleep(0.5)
-                dead = [name for name, process in processes.items() if process.poll() is not None]
-                if any(name not in RESTARTABLE for name in dead):
-                    break
-                for name in dead:
-                    if name not in restart_at:
-                        crashes[name] = crashes.get(name, 0) + 1
-                        delay = min(60.0, 2.0 ** crashes[name])
-                        restart_at[name] = time.monotonic() + delay
-                        self.stderr.write(
-                            f"{name} exited with code {processes[name].returncode}; restarting it in {delay:.0f} s "
-                            "(jobs meanwhile get rules-only results and go to review)"
-                        )
-                    elif time.monotonic() >= restart_at[name]:
-                        del restart_at[name]
-                        processes[name] = subprocess.Popen(commands[name], env=os.environ.copy())
-                        self.stderr.write(f"{name} restarted")
+            self._supervise(processes, commands)
         finally:
-            for _name, process in processes.items():
-                if process.poll() is None:
-                    process.send_signal(signal.SIGTERM)
-            deadline = time.monotonic() + 15
-            for process in processes.values():
-                try:
-                    process.wait(timeout=max(0.1, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            _processes_stop(processes)
         exited = [
             name
             for name, p in processes.items()
             if name not in RESTARTABLE and p.returncode not in (0, -signal.SIGTERM, None)
         ]
-        if exited and not stopping:
+        if exited and not self._stopping:
             self.stderr.write(f"stopped because {', '.join(exited)} exited unexpectedly")
             sys.exit(1)
+
+    def _stop(self, signum: int, frame: Any) -> None:
+        self._stopping = True
+
+    def _commands(self, bind: str, web_workers: int) -> dict[str, list[str]]:
+        """The processes of the stack by name (the local LLM server first when there is one)."""
+        settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+        for folder in ("queue", "control"):
+            (settings.BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
+        web = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", bind, "--workers", str(web_workers)]
+        commands = {
+            "web": [*web, "--access-logfile", "-"],
+            "worker": worker_command(concurrency=1, hostname="docgate-worker@%h"),
+            "beat": beat_command(str(settings.CELERY_BEAT_SCHEDULE_FILENAME)),
+        }
+        llm = self._local_llm_command()
+        return {"llm": llm, **commands} if llm is not None else commands
+
+    def _supervise(self, processes: dict[str, subprocess.Popen[bytes]], commands: dict[str, list[str]]) -> None:
+        """Until stopped: restart a restartable process that died (with growing delays); return when another died."""
+        crashes: dict[str, int] = {}
+        restart_at: dict[str, float] = {}
+        while not self._stopping:
+            time.sleep(0.5)
+            dead = [name for name, process in processes.items() if process.poll() is not None]
+            if any(name not in RESTARTABLE for name in dead):
+                return
+            for name in dead:
+                if name not in restart_at:
+                    crashes[name] = crashes.get(name, 0) + 1
+                    delay = min(60.0, 2.0 ** crashes[name])
+                    restart_at[name] = time.monotonic() + delay
+                    self.stderr.write(
+                        f"{name} exited with code {processes[name].returncode}; restarting it in {delay:.0f} s "
+                        "(jobs meanwhile get rules-only results and go to review)"
+                    )
+                elif time.monotonic() >= restart_at[name]:
+                    del restart_at[name]
+                    processes[name] = subprocess.Popen(commands[name], env=os.environ.copy())
+                    self.stderr.write(f"{name} restarted")
 
     def _local_llm_command(self) -> list[str] | None:
         """The llama.cpp server command when LLM_BASE_URL points at this machine (the embedded default)."""
@@ -129,3 +115,16 @@ class Command(BaseCommand):
             n_ctx=settings.LLM_CONTEXT_TOKENS,
             alias=settings.LLM_MODEL,
         )
+
+
+def _processes_stop(processes: dict[str, subprocess.Popen[bytes]]) -> None:
+    """SIGTERM every process still running, then kill those still there after 15 s."""
+    for process in processes.values():
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    for process in processes.values():
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
