@@ -57,6 +57,10 @@ class Finding(TypedDict, total=False):
     llm_evidence: str | list[dict[str, Any]]
     llm_span: list[int]
     conflict: str
+    # Set by a review (`contracts.review.result`): the decision, a correction's previous values, the note.
+    review: str  # unreviewed | approved | corrected | rejected
+    original: dict[str, Any]
+    review_note: str
 
 
 def span_original(normalized: NormalizedText, start: int, end: int) -> list[int]:

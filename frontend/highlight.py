@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -10,6 +10,7 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from contracts.findings import Finding
 from rules.pii import mask_pii
 
 MASK = "＊"
@@ -26,7 +27,7 @@ class Mark:
     provenance: str
 
 
-def finding_provenance(finding: Mapping[str, Any]) -> str:
+def finding_provenance(finding: Finding) -> str:
     """rule, llm or both (older results carry only `source`)."""
     value = str(finding.get("provenance") or finding.get("source") or "rule")
     return value if value in PROVENANCES else "rule"
@@ -42,7 +43,7 @@ def _span(value: Any, length: int) -> tuple[int, int] | None:
     return (start, end) if start < end else None
 
 
-def finding_spans(finding: Mapping[str, Any], length: int) -> list[tuple[int, int]]:
+def finding_spans(finding: Finding, length: int) -> list[tuple[int, int]]:
     """Every span a finding points at: `span`, risk `spans`, and spans inside its evidence list.
 
     A clause found by the rules marks the words that matched (`match_span`), not its whole article: contracts would
@@ -58,7 +59,7 @@ def finding_spans(finding: Mapping[str, Any], length: int) -> list[tuple[int, in
     return sorted(set(spans))
 
 
-def finding_marks(findings: Iterable[Mapping[str, Any]], length: int) -> list[Mark]:
+def finding_marks(findings: Iterable[Finding], length: int) -> list[Mark]:
     """The marks of all findings, in text order."""
     marks = [
         Mark(start, end, str(finding.get("id", "")), finding_provenance(finding))
@@ -68,7 +69,7 @@ def finding_marks(findings: Iterable[Mapping[str, Any]], length: int) -> list[Ma
     return sorted(marks, key=lambda mark: (mark.start, mark.end))
 
 
-def pii_masked(text: str, findings: Iterable[Mapping[str, Any]]) -> str:
+def pii_masked(text: str, findings: Iterable[Finding]) -> str:
     """The text with personal data hidden, same length so spans stay valid: the PII rules plus PII findings."""
     chars = list(mask_pii(text))
     for finding in findings:
@@ -84,7 +85,7 @@ def _style(provenances: set[str]) -> str:
     return next(iter(provenances))
 
 
-def highlight_html(text: str, findings: Iterable[Mapping[str, Any]]) -> SafeString:
+def highlight_html(text: str, findings: Iterable[Finding]) -> SafeString:
     """Return the text as HTML: overlapping spans are split into segments, each marked with all its findings."""
     marks = finding_marks(findings, len(text))
     bounds = sorted({0, len(text), *(m.start for m in marks), *(m.end for m in marks)})
@@ -103,13 +104,13 @@ def highlight_html(text: str, findings: Iterable[Mapping[str, Any]]) -> SafeStri
     return mark_safe("".join(pieces))
 
 
-def finding_display(finding: Mapping[str, Any], *, show_pii: bool) -> dict[str, Any]:
+def finding_display(finding: Finding, *, show_pii: bool) -> dict[str, Any]:
     """A finding for tables: PII entity values masked unless the viewer may see them, spans as text."""
-    shown = dict(finding)
+    shown: dict[str, Any] = dict(finding)
     if finding.get("kind") == "entity" and finding.get("is_pii") and not show_pii:
         for key in ("text", "value", "evidence"):
-            if isinstance(shown.get(key), str):
-                shown[key] = MASK * len(shown[key])
+            if isinstance(value := shown.get(key), str):
+                shown[key] = MASK * len(value)
     shown["provenance_style"] = finding_provenance(finding)
     evidence = finding.get("evidence")
     if isinstance(evidence, list):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
+from contracts.findings import Finding
 from contracts.models import FindingDecision, ReviewDecision
 
 
@@ -18,21 +19,25 @@ def review_result_data(
     reviewed_at: datetime,
 ) -> dict[str, Any]:
     """Build the reviewed result from the one under review: mark, correct or remove each finding."""
-    findings: list[dict[str, Any]] = []
-    rejected: list[dict[str, Any]] = []
-    for finding in base.get("findings", []):
+    findings: list[Finding] = []
+    rejected: list[Finding] = []
+    for stored in base.get("findings", []):
+        finding = cast(Finding, stored)
         decision = decisions.get(str(finding.get("id")))
-        note = {"review_note": decision.note} if decision is not None and decision.note else {}
+        reviewed: Finding = {**finding, "review": "unreviewed"}
+        if decision is not None and decision.note:
+            reviewed["review_note"] = decision.note
         if decision is None:
-            findings.append({**finding, "review": "unreviewed"})
+            findings.append(reviewed)
         elif decision.decision == ReviewDecision.APPROVE:
-            findings.append({**finding, "review": "approved", **note})
+            findings.append({**reviewed, "review": "approved"})
         elif decision.decision == ReviewDecision.CORRECT:
             changes = dict(decision.corrected or {})
             original = {key: finding.get(key) for key in changes}
-            findings.append({**finding, **changes, "review": "corrected", "original": original, **note})
+            corrected = cast(Finding, {**reviewed, **changes})  # a correction sets a Finding's own keys
+            findings.append({**corrected, "review": "corrected", "original": original})
         else:
-            rejected.append({**finding, "review": "rejected", **note})
+            rejected.append({**reviewed, "review": "rejected"})
     return {
         **base,
         "findings": findings,

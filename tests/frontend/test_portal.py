@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from contracts.findings import Finding
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import ApiKey, Document, Job, Membership, ReviewTask, Role
 from contracts.pipeline import job_run
@@ -33,8 +34,9 @@ def ran(actors: Any, text: str = TICKET, kind: str = "ticket") -> Document:
 
 def test_highlighting_escapes_every_piece_and_splits_overlaps() -> None:
     text = "<b>甲方</b>应支付违约金"
-    html = highlight_html(text, [{"id": "F1", "span": [0, 8], "provenance": "rule"},
-                                 {"id": "F2", "span": [3, 14], "provenance": "llm"}])
+    first: Finding = {"id": "F1", "kind": "clause", "source": "rule", "span": [0, 8], "provenance": "rule"}
+    second: Finding = {"id": "F2", "kind": "clause", "source": "llm", "span": [3, 14], "provenance": "llm"}
+    html = highlight_html(text, [first, second])
     assert "<b>" not in html and "&lt;b&gt;" in html
     assert 'data-finding="F1 F2"' in html and 'class="f-both f-multi"' in html
     assert html.count("<mark") == 3
@@ -42,7 +44,8 @@ def test_highlighting_escapes_every_piece_and_splits_overlaps() -> None:
 
 def test_a_rule_clause_marks_the_matched_words_not_its_whole_article() -> None:
     text = "第八条 违约责任\n任何一方违约，应支付违约金。"
-    clause = {"id": "F1", "kind": "clause", "provenance": "rule", "span": [0, len(text)], "match_span": [4, 8]}
+    clause: Finding = {"id": "F1", "kind": "clause", "source": "rule", "provenance": "rule"}
+    clause |= {"span": [0, len(text)], "match_span": [4, 8]}
     html = str(highlight_html(text, [clause]))
     assert '<mark class="f-rule" data-finding="F1">违约责任</mark>' in html
     assert html.count("<mark") == 1
@@ -52,7 +55,7 @@ def test_a_rule_clause_marks_the_matched_words_not_its_whole_article() -> None:
 
 
 def test_pii_masking_keeps_offsets() -> None:
-    findings = [{"kind": "entity", "is_pii": True, "span": [2, 4]}]
+    findings: list[Finding] = [{"kind": "entity", "source": "rule", "is_pii": True, "span": [2, 4]}]
     masked = pii_masked("联系张三", findings)
     assert len(masked) == 4 and "张三" not in masked
 
