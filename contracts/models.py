@@ -11,6 +11,9 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+# A row's primary key as stored (UUID) or as it arrives in a URL or a task message (its string form).
+RowId = uuid.UUID | str
+
 
 class Organisation(models.Model):
     """A customer: every document, key and result belongs to exactly one."""

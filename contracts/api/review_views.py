@@ -104,21 +104,21 @@ class ReviewTaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(request=None, responses={200: ReviewTaskDetailSerializer, **ERRORS})
     @action(detail=True, methods=["post"])
-    def claim(self, request: Request, pk: str | None = None) -> Response:
+    def claim(self, request: Request, pk: str) -> Response:
         """Claim the task (or renew one's claim); a live claim by someone else is a 409."""
         task = review_task_claim(task_id=pk, user=request_user(request), organisation=self._organisation())
         return self._detail(task)
 
     @extend_schema(request=None, responses={200: ReviewTaskDetailSerializer, **ERRORS})
     @action(detail=True, methods=["post"])
-    def release(self, request: Request, pk: str | None = None) -> Response:
+    def release(self, request: Request, pk: str) -> Response:
         """Give the task back to the queue."""
         task = review_task_release(task_id=pk, user=request_user(request), organisation=self._organisation())
         return self._detail(task)
 
     @extend_schema(request=DecisionInputSerializer, responses={200: FindingDecisionSerializer, **ERRORS})
     @action(detail=True, methods=["post"])
-    def decisions(self, request: Request, pk: str | None = None) -> Response:
+    def decisions(self, request: Request, pk: str) -> Response:
         """Approve, correct or reject one finding; a later decision on the same finding replaces it."""
         incoming = DecisionInputSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
@@ -136,7 +136,7 @@ class ReviewTaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(request=ResponseInputSerializer, responses={200: ReviewTaskDetailSerializer, **ERRORS})
     @action(detail=True, methods=["post"], url_path="response")
-    def response_edit(self, request: Request, pk: str | None = None) -> Response:
+    def response_edit(self, request: Request, pk: str) -> Response:
         """Replace the outgoing response text."""
         incoming = ResponseInputSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
@@ -150,7 +150,7 @@ class ReviewTaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(request=None, responses={200: FINALIZED, **ERRORS})
     @action(detail=True, methods=["post"])
-    def finalize(self, request: Request, pk: str | None = None) -> Response:
+    def finalize(self, request: Request, pk: str) -> Response:
         """Write the reviewed result as a new version and mark the job done."""
         result = review_task_finalize(task_id=pk, user=request_user(request), organisation=self._organisation())
         task = self.get_queryset().get(pk=result.provenance["review_task"])
@@ -158,7 +158,7 @@ class ReviewTaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(request=ReassignInputSerializer, responses={200: ReviewTaskDetailSerializer, **ERRORS})
     @action(detail=True, methods=["post"])
-    def reassign(self, request: Request, pk: str | None = None) -> Response:
+    def reassign(self, request: Request, pk: str) -> Response:
         """Hand the task to another reviewer (admins only)."""
         incoming = ReassignInputSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)

@@ -23,6 +23,7 @@ from contracts.models import (
     ReviewState,
     ReviewTask,
     Role,
+    RowId,
 )
 from contracts.refusals import Refused
 from contracts.review.result import review_result_data
@@ -88,7 +89,7 @@ def _snapshot(task: ReviewTask) -> dict[str, Any]:
     }
 
 
-def _task_locked(task_id: Any, organisation: Organisation) -> ReviewTask:
+def _task_locked(task_id: RowId, organisation: Organisation) -> ReviewTask:
     """Lock the organisation's task row for this transaction; another organisation's id is not found."""
     task = (
         ReviewTask.objects.select_for_update(of=("self",))
@@ -101,7 +102,7 @@ def _task_locked(task_id: Any, organisation: Organisation) -> ReviewTask:
     return task
 
 
-def _task_held(task_id: Any, user: Any, organisation: Organisation) -> ReviewTask:
+def _task_held(task_id: RowId, user: Any, organisation: Organisation) -> ReviewTask:
     """Lock a task the user holds a live claim on, renew the claim, and return it; raise otherwise."""
     task = _task_locked(task_id, organisation)
     now = timezone.now()
@@ -154,7 +155,7 @@ def review_task_open(*, job: Job, reasons: list[str], result: Result | None = No
     return task
 
 
-def review_task_claim(*, task_id: Any, user: Any, organisation: Organisation) -> ReviewTask:
+def review_task_claim(*, task_id: RowId, user: Any, organisation: Organisation) -> ReviewTask:
     """Claim an open task, one whose claim expired, or renew one's own claim; raise claimed_by_other otherwise."""
     _require_reviewer(user, organisation)
     with transaction.atomic():
@@ -180,7 +181,7 @@ def review_task_claim(*, task_id: Any, user: Any, organisation: Organisation) ->
     return task
 
 
-def review_task_release(*, task_id: Any, user: Any, organisation: Organisation) -> ReviewTask:
+def review_task_release(*, task_id: RowId, user: Any, organisation: Organisation) -> ReviewTask:
     """Give a claimed task back to the queue (its holder, or an admin of the organisation)."""
     _require_reviewer(user, organisation)
     with transaction.atomic():
@@ -197,7 +198,7 @@ def review_task_release(*, task_id: Any, user: Any, organisation: Organisation) 
     return task
 
 
-def review_task_reassign(*, task_id: Any, admin_user: Any, to_user: Any, organisation: Organisation) -> ReviewTask:
+def review_task_reassign(*, task_id: RowId, admin_user: Any, to_user: Any, organisation: Organisation) -> ReviewTask:
     """Hand a task to another reviewer of the organisation with a fresh claim (admins only)."""
     if reviewer_role(user=admin_user, organisation=organisation) != Role.ADMIN:
         raise ReviewError("not_admin", "Only an admin of this organisation can reassign review tasks.", 403)
@@ -248,7 +249,7 @@ def _decision_view(decision: FindingDecision | None) -> dict[str, Any] | None:
 
 def review_finding_decide(
     *,
-    task_id: Any,
+    task_id: RowId,
     user: Any,
     organisation: Organisation,
     finding_id: str,
@@ -292,7 +293,7 @@ def review_finding_decide(
     return stored
 
 
-def review_response_edit(*, task_id: Any, user: Any, organisation: Organisation, text: str) -> ReviewTask:
+def review_response_edit(*, task_id: RowId, user: Any, organisation: Organisation, text: str) -> ReviewTask:
     """Replace the outgoing response text of a task the user holds."""
     _require_reviewer(user, organisation)
     if len(text) > MAX_RESPONSE_CHARS:
@@ -313,7 +314,7 @@ def review_response_edit(*, task_id: Any, user: Any, organisation: Organisation,
     return task
 
 
-def review_task_finalize(*, task_id: Any, user: Any, organisation: Organisation) -> Result:
+def review_task_finalize(*, task_id: RowId, user: Any, organisation: Organisation) -> Result:
     """Write the reviewed result as a new version, mark the job done and the task finalized; one winner only."""
     _require_reviewer(user, organisation)
     with transaction.atomic():

@@ -17,6 +17,7 @@ from django.conf import settings
 from contracts.findings import Finding
 from contracts.gate import gate_decide
 from contracts.llm import llm_client
+from contracts.models import RowId
 from contracts.stages.base import JobContext
 from inference.errors import LLMError
 from inference.questions import response_draft
@@ -80,7 +81,7 @@ def rule_llm_merge(findings: list[Finding], *, llm_answered: bool) -> tuple[list
     return merged, conflicts
 
 
-def qa_sampled(job_id: Any) -> bool:
+def qa_sampled(job_id: RowId) -> bool:
     """Whether this job is in the QA sample (deterministic per job, so a retry does not change it)."""
     rate = settings.DOCGATE_QA_SAMPLE_RATE
     if rate <= 0:

@@ -54,7 +54,9 @@ def membership_add(*, organisation: Organisation, admin_user: Any, username: str
     return membership
 
 
-def membership_role_change(*, organisation: Organisation, admin_user: Any, membership_id: Any, role: str) -> Membership:
+def membership_role_change(
+    *, organisation: Organisation, admin_user: Any, membership_id: int | str, role: str
+) -> Membership:
     """Give a member another role; the last admin cannot be demoted."""
     _role_check(role)
     with transaction.atomic():
@@ -81,7 +83,7 @@ def membership_role_change(*, organisation: Organisation, admin_user: Any, membe
     return membership
 
 
-def membership_remove(*, organisation: Organisation, admin_user: Any, membership_id: Any) -> None:
+def membership_remove(*, organisation: Organisation, admin_user: Any, membership_id: int | str) -> None:
     """Remove a member from the organisation; the last admin cannot be removed."""
     with transaction.atomic():
         membership = (

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from contracts.audit import audit_record
 from contracts.dispatch import WEBHOOK_DELIVER, backoff_delay_s, task_send_on_commit
-from contracts.models import DeliveryState, Job, Organisation, Result, WebhookDelivery, WebhookEndpoint
+from contracts.models import DeliveryState, Job, Organisation, Result, RowId, WebhookDelivery, WebhookEndpoint
 from contracts.refusals import Refused
 from contracts.webhooks.outbound import (
     SIGNATURE_VERSION,
@@ -93,7 +93,7 @@ def webhook_event_final(*, result: Result) -> WebhookDelivery | None:
     return delivery
 
 
-def _delivery_claim(delivery_id: Any) -> bool:
+def _delivery_claim(delivery_id: RowId) -> bool:
     """Take a short lease on a pending delivery, so that two workers never send it at the same time."""
     now = timezone.now()
     free = Q(locked_until__isnull=True) | Q(locked_until__lt=now)
@@ -122,7 +122,7 @@ def _delivery_failed_attempt(delivery: WebhookDelivery, *, status_code: int | No
     raise WebhookRetry(f"delivery {delivery.pk} attempt {attempts}: {error[:200]}", delay)
 
 
-def webhook_deliver(*, delivery_id: Any) -> str:
+def webhook_deliver(*, delivery_id: RowId) -> str:
     """Send one delivery; return its state. A delivered or failed delivery is never sent again."""
     delivery = WebhookDelivery.objects.select_related("endpoint").filter(pk=delivery_id).first()
     if delivery is None:
@@ -171,7 +171,7 @@ def webhook_deliver(*, delivery_id: Any) -> str:
     return DeliveryState.DELIVERED
 
 
-def webhook_redeliver(*, delivery_id: Any, organisation: Organisation, user: Any) -> WebhookDelivery:
+def webhook_redeliver(*, delivery_id: RowId, organisation: Organisation, user: Any) -> WebhookDelivery:
     """Send a failed delivery again from a fresh attempt budget: same id and payload, so receivers can dedupe.
 
     Raises WebhookDelivery.DoesNotExist for another organisation's delivery, WebhookRedeliveryRefused when it is
