@@ -176,6 +176,19 @@ def job_fail(job_id: JobId, attempt: int | None, error: dict[str, Any]) -> None:
             )
 
 
+def result_data(ctx: JobContext) -> dict[str, Any]:
+    """The result a finished context stands for: what the API, portal and webhooks show as `data`."""
+    return {
+        "kind": ctx.document.kind,
+        "findings": [{**finding, "id": f"F{n}"} for n, finding in enumerate(ctx.findings, start=1)],
+        "review_reasons": ctx.review_reasons,
+        "degraded": ctx.degraded,
+        "stats": ctx.stats or {},
+        "normalization": ctx.normalized.report.as_dict() if ctx.normalized is not None else None,
+        **ctx.summary,
+    }
+
+
 def job_finish(ctx: JobContext, timings: dict[str, Any]) -> RunStatus:
     """Store the result and move the job to done or needs_review in one transaction; return how it ended."""
     state = JobState.NEEDS_REVIEW if ctx.review_reasons else JobState.DONE
@@ -197,15 +210,7 @@ def job_finish(ctx: JobContext, timings: dict[str, Any]) -> RunStatus:
             organisation_id=ctx.job.organisation_id,
             document_id=ctx.document.pk,
             job_id=ctx.job.pk,
-            data={
-                "kind": ctx.document.kind,
-                "findings": [{**finding, "id": f"F{n}"} for n, finding in enumerate(ctx.findings, start=1)],
-                "review_reasons": ctx.review_reasons,
-                "degraded": ctx.degraded,
-                "stats": ctx.stats or {},
-                "normalization": ctx.normalized.report.as_dict() if ctx.normalized is not None else None,
-                **ctx.summary,
-            },
+            data=result_data(ctx),
             provenance={"stages": list(timings), **ctx.provenance()},
         )
         if state == JobState.NEEDS_REVIEW:

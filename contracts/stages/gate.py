@@ -16,7 +16,8 @@ class GateStage:
             text=ctx.normalized_text().text,
             kind="ticket" if ctx.document.kind == "ticket" else "contract",
             organisation=ctx.document.organisation.slug,
-            use_llm=not ctx.degraded,
+            # Not when the model is down, nor when the LLM stage ran with the model off (`analyze --llm off`).
+            use_llm=not ctx.degraded and (ctx.llm is None or ctx.llm.enabled),
         )
         ctx.gate = decision
         if decision.decision == "block":

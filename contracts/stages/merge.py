@@ -135,6 +135,9 @@ class MergeStage:
 
     name = "merge"
 
+    def __init__(self, *, qa_sampling: bool = True) -> None:
+        self.qa_sampling = qa_sampling  # off where there is no review queue to sample for (`analyze`)
+
     def run(self, ctx: JobContext) -> None:
         llm_answered = ctx.llm_answered
         ctx.findings, conflicts = rule_llm_merge(ctx.findings, llm_answered=llm_answered)
@@ -143,7 +146,7 @@ class MergeStage:
         confidence = self._confidence(ctx)
         if ctx.document.kind == "ticket" and confidence.get("category", 0.0) < settings.DOCGATE_MIN_CONFIDENCE:
             ctx.review_reasons.append("low_confidence")
-        if qa_sampled(ctx.job.pk):
+        if self.qa_sampling and qa_sampled(ctx.job.pk):
             ctx.review_reasons.append("qa_sample")
         text, response = self._response(ctx, llm_answered)
         ctx.summary.update(

@@ -28,7 +28,8 @@ class RulesStage:
             if clauses:
                 packs["clauses"] = clauses[0].pack_version
         else:
-            classifier = classifier_current(ctx.document.organisation.slug)
+            slug = ctx.document.organisation.slug
+            classifier = classifier_current(slug) if slug else None  # no organisation (`analyze`): rules alone
             classification = classify_ticket(text, classifier)
             urgency = urgency_cues(text)
             ctx.findings.extend(ticket_findings(normalized, classification, urgency))

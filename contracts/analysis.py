@@ -1,0 +1,58 @@
+"""The whole pipeline on one local file, without the database or the queue (`manage.py analyze`).
+
+The same stages a worker runs (extract → normalize → rules → LLM → gate → merge) over a document held in memory:
+nothing is stored and nothing is sent, and the answer is the result `data` the API would show for it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from contracts.intake.submission import Submission, submission_validate
+from contracts.models import Document, DocumentSource, Job, Organisation
+from contracts.pipeline import result_data
+from contracts.stages.base import JobContext, LLMOutcome, Stage
+from contracts.stages.extract import ExtractionStage
+from contracts.stages.gate import GateStage
+from contracts.stages.llm import LLMStage
+from contracts.stages.merge import MergeStage
+from contracts.stages.normalize import NormalizeStage
+from contracts.stages.rules import RulesStage
+
+
+class _LLMOff:
+    """Stands in for the LLM stage when the model is not to be asked: records that it was off."""
+
+    name = "llm"
+
+    def run(self, ctx: JobContext) -> None:
+        ctx.llm = LLMOutcome(enabled=False)
+
+
+def document_analyze(
+    raw: bytes, *, name: str, kind: str, llm: bool = False, organisation_slug: str = ""
+) -> dict[str, Any]:
+    """Read `raw` as intake would (same checks and extraction) and run every stage on it; return the result data.
+
+    Raises `IntakeError` (with `code` and `message`) when the file cannot be read. `organisation_slug` picks that
+    organisation's trained models (ticket classifier, safety model) from DOCGATE_MODELS_DIR; none by default.
+    QA sampling is off: a local analysis has no review queue to sample for.
+    """
+    _raw, text, content_type, encoding = submission_validate(
+        Submission(kind=kind, source=DocumentSource.API, data=raw, original_name=name)
+    )
+    organisation = Organisation(slug=organisation_slug, name=organisation_slug or "local")
+    document = Document(
+        id=uuid.uuid4(), organisation=organisation, kind=kind, source=DocumentSource.API, text=text,
+        content_type=content_type, encoding=encoding, size_bytes=len(raw), original_name=name[:255],
+    )  # fmt: skip
+    job = Job(id=uuid.uuid4(), organisation=organisation, document=document)
+    ctx = JobContext(job=job, document=document, attempt=1, text=text)
+    stages: list[Stage] = [
+        ExtractionStage(), NormalizeStage(), RulesStage(), LLMStage() if llm else _LLMOff(), GateStage(),
+        MergeStage(qa_sampling=False),
+    ]  # fmt: skip
+    for stage in stages:
+        stage.run(ctx)
+    return result_data(ctx)
