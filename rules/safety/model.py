@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from rules.safety.features import N_FEATURES, N_TEXT_FEATURES, lexicon_row, text_terms
+from rules.hashing import N_TEXT_FEATURES
+from rules.safety.features import N_FEATURES, lexicon_row, text_terms
 from rules.safety.scorer import SafetyAssessment, safety_score
 
 FORMAT = "docgate-safety-model"

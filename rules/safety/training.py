@@ -23,13 +23,11 @@ import sklearn
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
+from rules.hashing import CHAR_BUCKETS, WORD_BUCKETS, idf_fit
 from rules.safety.features import (
-    CHAR_BUCKETS,
     CUE_SCALE,
     LEXICON_SCALE,
-    WORD_BUCKETS,
     feature_matrix,
-    idf_fit,
     lexicon_scores,
     text_counts,
 )
