@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -66,6 +66,9 @@ class ClausePack:
     # Per label, its cues merged into one alternation each: (negated before, negated after, referenced
     # before, referenced after); one search answers what searching each cue in turn would.
     status_cues: dict[str, StatusCues]
+    # A one-line reason per long literal term (a legal term, a set phrase, a heading, an institution's name): a
+    # long term is far likelier to be a fragment of one contract than language, so each must say why it is not.
+    term_reasons: dict[str, str] = field(default_factory=dict)
 
 
 class StatusCues(NamedTuple):
@@ -116,6 +119,16 @@ def _rule(raw: dict[str, Any], label: str) -> ClauseRule:
     )
 
 
+def _term_reasons(raw: object) -> dict[str, str]:
+    """Return the pack's term reasons; raise ValueError unless each term and reason is a non-empty string."""
+    if not isinstance(raw, dict):
+        raise ValueError("term_reasons must map each term to a one-line reason")
+    for term, reason in raw.items():
+        if not isinstance(term, str) or not term or not isinstance(reason, str) or not reason.strip():
+            raise ValueError(f"term_reasons: {term!r} needs a one-line reason")
+    return dict(raw)
+
+
 def pack_from_dict(data: dict[str, Any]) -> ClausePack:
     """Build a ClausePack (and its automaton) from the pack's JSON object."""
     clauses: dict[str, ClauseSpec] = {}
@@ -160,6 +173,7 @@ def pack_from_dict(data: dict[str, Any]) -> ClausePack:
         context=cues,
         automaton=automaton,
         status_cues=status_cues,
+        term_reasons=_term_reasons(data.get("term_reasons", {})),
     )
 
 
