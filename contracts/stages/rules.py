@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contracts.findings import clause_finding, entity_finding, risk_finding, ticket_findings
+from contracts.learned.clauses import clause_model_current
 from contracts.learned.tickets import classifier_current
 from contracts.stages.base import JobContext
 from rules.clauses import clause_matches, risk_checks
@@ -21,14 +22,14 @@ class RulesStage:
         normalized = ctx.normalized_text()
         text = normalized.text
         packs: dict[str, str] = {ENTITY_PACK[0]: ENTITY_PACK[1]}
+        slug = ctx.document.organisation.slug
         if ctx.document.kind == "contract":
-            clauses = clause_matches(text)
+            clauses = clause_matches(text, model=clause_model_current(slug))
             ctx.findings.extend(clause_finding(normalized, c) for c in clauses)
             ctx.findings.extend(risk_finding(normalized, r) for r in risk_checks(text, clauses))
             if clauses:
                 packs["clauses"] = clauses[0].pack_version
         else:
-            slug = ctx.document.organisation.slug
             classifier = classifier_current(slug) if slug else None  # no organisation (`analyze`): rules alone
             classification = classify_ticket(text, classifier)
             urgency = urgency_cues(text)

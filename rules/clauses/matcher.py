@@ -5,10 +5,10 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from rules.clauses.pack import ClausePack, ClauseRule, StatusCues, load_pack
-from rules.clauses.structure import Heading, Structure, blank_run, document_structure, fold
+from rules.clauses.structure import Article, Heading, Structure, blank_run, document_structure, fold
 
 STIPULATED = "stipulated"
 NEGATED = "negated"
@@ -232,8 +232,83 @@ def _candidates(pack: ClausePack, structure: Structure) -> list[_Candidate]:
     return candidates
 
 
-def clause_matches(text: str, pack: ClausePack | None = None) -> list[ClauseFinding]:
-    """Return every clause finding in text (offsets into text), the best per rule, span and status."""
+class ArticleClassifier(Protocol):
+    """What the matcher needs of a learned article model (`rules.clauses.heading_model.ClauseModel`)."""
+
+    labels: tuple[str, ...]
+
+    def probabilities(self, body: str) -> dict[str, float]: ...
+
+
+# How the heading model's answer combines with the patterns (the documented rule):
+# - it is asked only about articles whose heading is missing or names no clause type of the pack (a titled article
+#   that names a type is the pack's business, and its title is the better evidence);
+# - for such an article, a clause type the rules did not already find stipulated inside it becomes a finding when
+#   the model's calibrated probability reaches MODEL_ALONE, or MODEL_WITH_PATTERN when a literal pattern of that
+#   type occurs in the article (evidence the rules' context conditions did not accept on their own);
+# - the finding's confidence is that probability, scaled by MODEL_FACTOR: a model finding never outranks a rule
+#   finding of equal standing; rule findings are never removed or changed by the model.
+MODEL_ALONE = 0.85
+MODEL_WITH_PATTERN = 0.5
+MODEL_FACTOR = 0.9
+
+
+def model_findings(
+    pack: ClausePack, structure: Structure, text: str, model: ArticleClassifier, found: list[ClauseFinding]
+) -> list[ClauseFinding]:
+    """Findings the heading model adds to the rules' (see the rule above)."""
+    patterns: dict[str, set[str]] = {}
+    for rule in pack.rules:
+        patterns.setdefault(rule.label, set()).update(fold(pattern) for pattern in rule.patterns)
+    added = []
+    for article in structure.articles():
+        if _titled_with_a_type(structure, article, patterns):
+            continue
+        body = structure.text[article.body_start : article.end]
+        if not body.strip():
+            continue
+        ruled = {f.label for f in found if f.status == STIPULATED and article.start <= f.start < article.end}
+        for label, probability in model.probabilities(body).items():
+            if label not in pack.clauses or label in ruled:
+                continue
+            supported = any(pattern in body for pattern in patterns.get(label, ()))
+            if probability >= MODEL_ALONE or (supported and probability >= MODEL_WITH_PATTERN):
+                added.append(_model_finding(pack, text, structure, article, label, probability))
+    return added
+
+
+def _titled_with_a_type(structure: Structure, article: Article, patterns: dict[str, set[str]]) -> bool:
+    if article.title is None:
+        return False
+    title = structure.text[article.title[0] : article.title[1]]
+    return any(pattern in title for found in patterns.values() for pattern in found)
+
+
+def _model_finding(
+    pack: ClausePack, text: str, structure: Structure, article: Article, label: str, probability: float
+) -> ClauseFinding:
+    sentence = structure.sentence_at(article.body_start)
+    return ClauseFinding(
+        label=label,
+        cuad=pack.clauses[label].cuad,
+        rule_id=f"clause.model.{label}",
+        pack_version=pack.version,
+        start=article.start,
+        end=article.end,
+        confidence=round(probability * MODEL_FACTOR, 4),
+        evidence=text[sentence[0] : sentence[1]].strip(),
+        status=STIPULATED,
+        matched="",
+        match_start=sentence[0],
+        match_end=sentence[1],
+    )
+
+
+def clause_matches(
+    text: str, pack: ClausePack | None = None, model: ArticleClassifier | None = None
+) -> list[ClauseFinding]:
+    """Return every clause finding in text (offsets into text), the best per rule, span and status; with a heading
+    model, also what it adds for articles without an informative heading (`model_findings`)."""
     pack = pack or load_pack()
     structure = document_structure(fold(text))
     # The best candidate per rule, span and status wins; only the winners become findings.
@@ -244,14 +319,18 @@ def clause_matches(text: str, pack: ClausePack | None = None) -> list[ClauseFind
         if key not in best or confidence > best[key][2]:
             best[key] = candidate
     findings = [_make(pack, text, hit, span, confidence) for hit, span, confidence in best.values()]
+    if model is not None:
+        findings += model_findings(pack, structure, text, model, findings)
     return sorted(findings, key=lambda f: (f.start, f.label, -f.confidence))
 
 
-def clause_presence(text: str, pack: ClausePack | None = None) -> dict[str, ClauseFinding | None]:
+def clause_presence(
+    text: str, pack: ClausePack | None = None, model: ArticleClassifier | None = None
+) -> dict[str, ClauseFinding | None]:
     """Return, per label of the pack, its best stipulated finding (dedicated article first) or None."""
     pack = pack or load_pack()
     presence: dict[str, ClauseFinding | None] = dict.fromkeys(pack.clauses)
-    for finding in clause_matches(text, pack):
+    for finding in clause_matches(text, pack, model):
         if finding.status != STIPULATED:
             continue
         current = presence[finding.label]

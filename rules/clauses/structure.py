@@ -91,6 +91,17 @@ class Heading:
     level: int
 
 
+@dataclass(frozen=True)
+class Article:
+    """One numbered article (第八条, 十、, 1.1 ...): where it starts, its title if its first line has one, where
+    its body (what follows the marker and title) starts and where the article ends (sub-articles included)."""
+
+    start: int
+    title: tuple[int, int] | None
+    body_start: int
+    end: int
+
+
 @dataclass
 class Structure:
     """Offsets of paragraphs, sentences and drafting guidance in one folded text; headings are built on demand.
@@ -171,6 +182,21 @@ class Structure:
         if heading is None:
             heading = self._headings[position] = _heading(self, position, *title)
         return heading
+
+    def articles(self) -> list[Article]:
+        """Every paragraph that opens with an article marker, as an Article (nested ones too)."""
+        out = []
+        for position, level in enumerate(self.levels):
+            if level is None:
+                continue
+            start, end = self.paragraph_starts[position], self.paragraph_ends[position]
+            title = self._titles[position] if position in self._titles else _title(self, position)
+            self._titles[position] = title
+            mark = _MARK_AT.match(self.text, start, end)
+            body_start = title[1] if title is not None else (mark.end() if mark else start)
+            span = (title[0], title[1]) if title is not None and title[2] else None
+            out.append(Article(start, span, body_start, self.article_end(position)))
+        return out
 
     def in_guidance(self, offset: int) -> bool:
         """True when offset lies inside bracketed or trailing drafting guidance."""

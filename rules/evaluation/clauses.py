@@ -11,13 +11,24 @@ Span = tuple[int, int]
 Predictor = Callable[[str], dict[str, Span | None]]
 
 
-def presence_spans(text: str) -> dict[str, Span | None]:
-    """Default predictor: the span of the best stipulated rule finding per clause label."""
+def presence_spans(text: str, model: Any = None) -> dict[str, Span | None]:
+    """Default predictor: the span of the best stipulated finding per clause label (rules, and a heading model)."""
     from rules.clauses import clause_presence  # imported here so the metric itself has no matcher dependency
 
-    return {
-        label: (finding.start, finding.end) if finding else None for label, finding in clause_presence(text).items()
-    }
+    found = clause_presence(text, model=model)
+    return {label: (finding.start, finding.end) if finding else None for label, finding in found.items()}
+
+
+def headings_masked(text: str) -> str:
+    """`text` with every article heading title blanked (spaces; markers and offsets kept): what the matcher sees
+    of a contract whose articles carry no titles."""
+    from rules.clauses.structure import document_structure, fold  # imported here, as presence_spans
+
+    chars = list(text)
+    for article in document_structure(fold(text)).articles():
+        if article.title is not None:
+            chars[article.title[0] : article.title[1]] = " " * (article.title[1] - article.title[0])
+    return "".join(chars)
 
 
 def _overlaps(predicted: Span, gold: Iterable[int] | None) -> bool:
@@ -28,9 +39,17 @@ def _overlaps(predicted: Span, gold: Iterable[int] | None) -> bool:
     return predicted[0] < gold_end and gold_start < predicted[1]
 
 
-def evaluate_clauses(rows: Iterable[dict[str, Any]], predict: Predictor | None = None) -> dict[str, Any]:
-    """Score clause presence over labelled contract rows; return the `clauses` evaluation object."""
-    predict = predict or presence_spans
+def evaluate_clauses(
+    rows: Iterable[dict[str, Any]], predict: Predictor | None = None, *, model: Any = None, mask: bool = False
+) -> dict[str, Any]:
+    """Score clause presence over labelled contract rows; return the `clauses` evaluation object.
+
+    `model`: a heading model used beside the rules; `mask`: headings blanked first (`headings_masked`)."""
+    if predict is None:
+        predict = lambda text: presence_spans(text, model)  # noqa: E731
+    if mask:
+        unmasked = predict
+        predict = lambda text: unmasked(headings_masked(text))  # noqa: E731
     counts: dict[str, LabelCounts] = {}
     hits = true_positives = n_docs = 0
     for row in rows:
@@ -50,6 +69,7 @@ def evaluate_clauses(rows: Iterable[dict[str, Any]], predict: Predictor | None =
                 tally.fp += 1
     report = per_label_report(counts)
     return {
+        **({"masked_headings": True} if mask else {}),
         "n_docs": n_docs,
         "micro_f1": report["micro_f1"],
         "macro_f1": report["macro_f1"],

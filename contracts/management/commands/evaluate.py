@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from contracts.llm import llm_client
 from contracts.management.commands.train_safety_model import text_lines
 from contracts.management.llm_evaluation import llm_evaluate
+from rules.clauses.heading_model import ClauseModel, train_clause_model
 from rules.evaluation.clauses import evaluate_clauses
 from rules.evaluation.common import jsonl_rows
 from rules.evaluation.dialect import evaluate_dialect
@@ -39,7 +40,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--train",
             help="tickets: labelled JSONL to fit the classifier on first; safety: the "
-            "training corpus for --cv, --leave-out and --extra-safe",
+            "training corpus for --cv, --leave-out and --extra-safe; clauses: unlabelled contracts (JSONL with "
+            "text) to train the heading model on first",
+        )
+        parser.add_argument("--clause-model", help="clauses: a heading model directory (train_clause_model)")
+        parser.add_argument(
+            "--mask-headings",
+            action="store_true",
+            help="clauses: blank every article heading title before matching (offsets kept)",
         )
         parser.add_argument(
             "--cv",
@@ -89,6 +97,19 @@ class Command(BaseCommand):
         report["seconds"] = round(time.perf_counter() - started, 2)
         self.stdout.write(json.dumps(report, ensure_ascii=False))
 
+    def _evaluate_clauses(self, rows: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
+        model = None
+        if options.get("clause_model"):
+            model = ClauseModel.load(options["clause_model"])
+        elif options.get("train"):
+            self.stderr.write("training the heading model on the unlabelled contracts (minutes) …")
+            texts = [row["text"] for row in jsonl_rows(options["train"])]
+            model = train_clause_model(texts, seed=options.get("seed") or 0)
+        report = evaluate_clauses(rows, model=model, mask=options.get("mask_headings", False))
+        if model is not None:
+            report["heading_model"] = {"version": model.version, **model.metadata}
+        return report
+
     def _evaluate(self, task: str, rows: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
         try:
             if task == "script":
@@ -96,7 +117,7 @@ class Command(BaseCommand):
             if task == "dialect":
                 return dict(evaluate_dialect(rows))
             if task == "clauses":
-                return dict(evaluate_clauses(rows))
+                return self._evaluate_clauses(rows, options)
             if task == "tickets":
                 train_rows = list(jsonl_rows(options["train"])) if options.get("train") else None
                 return dict(evaluate_tickets(rows, train_rows=train_rows, cv=options.get("cv")))
