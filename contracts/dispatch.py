@@ -24,9 +24,8 @@ WEBHOOK_DELIVER: Final = "contracts.tasks.webhook_deliver_task"
 def task_send(name: str, *args: str) -> bool:
     """Send task `name` now; False (logged) when the broker cannot take it, for the sweeper to retry later."""
     try:
-        # Looked up in the app's registry rather than imported: eager mode (tests) and routing keep working,
-        # and the services that send do not import the tasks that run them.
-        current_app.tasks[name].apply_async(args=list(args))
+        # By name: the sending process (the web server) need not import, or even have registered, the tasks.
+        current_app.send_task(name, args=list(args))
     except Exception:  # broker down or unreachable: the row stays, the sweeper sends it again
         logger.warning("could not send %s%s; the sweeper will send it again", name, args, exc_info=True)
         return False

@@ -45,3 +45,15 @@ def test_a_corpus_that_cannot_train_is_refused_with_the_reason(tmp_path: Path) -
                      stderr=io.StringIO())  # fmt: skip
     with pytest.raises(CommandError, match="no such file"):
         call_command("train_clause_model", corpus=[str(tmp_path / "missing.jsonl")], out=str(tmp_path / "m"))
+
+
+def test_the_heading_model_is_cross_validated_over_contracts(tmp_path: Path) -> None:
+    report = io.StringIO()
+    public = str(shared_file("contracts/public.jsonl"))
+    call_command("evaluate", "clauses", data=public, train=str(_corpus(tmp_path, 80)), cv=2, stdout=report,
+                 stderr=io.StringIO())  # fmt: skip
+    measured = json.loads(report.getvalue())
+    assert measured["folds"] == 2 and measured["contracts"] == 80
+    assert "其他" in measured["per_label"] and 0.0 < measured["micro_f1"] <= 1.0
+    with pytest.raises(CommandError, match="--train"):
+        call_command("evaluate", "clauses", data=str(shared_file("contracts/public.jsonl")), cv=2)

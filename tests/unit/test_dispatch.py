@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -12,13 +16,15 @@ from contracts.dispatch import JOB_RUN, backoff_delay_s, task_send
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobState
 from contracts.pipeline import jobs_sweep
-from contracts.tasks import job_run_task
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.django_db
 
 
 def test_a_job_is_sent_only_after_its_transaction_commits(actors: Any, django_capture_on_commit_callbacks: Any) -> None:
-    with mock.patch.object(job_run_task, "apply_async") as send:
+    with mock.patch("contracts.dispatch.current_app") as app:
+        send = app.send_task
         with django_capture_on_commit_callbacks() as callbacks:
             outcome = document_submit(
                 organisation=actors.acme, submission=Submission(kind="ticket", source="api", text="小区路灯坏了")
@@ -26,7 +32,7 @@ def test_a_job_is_sent_only_after_its_transaction_commits(actors: Any, django_ca
             send.assert_not_called()
         for callback in callbacks:
             callback()
-    send.assert_called_once_with(args=[str(outcome.job.pk)])
+    send.assert_called_once_with(JOB_RUN, args=[str(outcome.job.pk)])
 
 
 def test_a_broker_that_refuses_the_message_leaves_the_job_queued_for_the_sweeper(
@@ -34,7 +40,7 @@ def test_a_broker_that_refuses_the_message_leaves_the_job_queued_for_the_sweeper
 ) -> None:
     refused = OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
     with (
-        mock.patch.object(job_run_task, "apply_async", side_effect=refused),
+        mock.patch("contracts.dispatch.current_app.send_task", side_effect=refused),
         django_capture_on_commit_callbacks(execute=True),
     ):
         outcome = document_submit(
@@ -48,11 +54,23 @@ def test_a_broker_that_refuses_the_message_leaves_the_job_queued_for_the_sweeper
 
 
 def test_task_send_answers_whether_the_broker_took_it() -> None:
-    with mock.patch.object(job_run_task, "apply_async") as send:
+    with mock.patch("contracts.dispatch.current_app.send_task") as send:
         assert task_send(JOB_RUN, "abc") is True
-    send.assert_called_once_with(args=["abc"])
-    with mock.patch.object(job_run_task, "apply_async", side_effect=OperationalError("down")):
+    send.assert_called_once_with(JOB_RUN, args=["abc"])
+    with mock.patch("contracts.dispatch.current_app.send_task", side_effect=OperationalError("down")):
         assert task_send(JOB_RUN, "abc") is False
+
+
+def test_a_process_that_never_imported_the_tasks_sends_them_to_the_real_broker() -> None:
+    """The web server imports no Celery task module: sending must work by name there (a fresh process here,
+    publishing to the configured broker; the message names a job that does not exist, which a worker ignores)."""
+    code = (
+        "import django, sys; django.setup(); from contracts.dispatch import JOB_RUN, task_send; "
+        "assert 'contracts.tasks' not in sys.modules; print(task_send(JOB_RUN, '00000000-0000-0000-0000-000000000000'))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "DJANGO_SETTINGS_MODULE":
+                            "config.settings"}, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.stdout.strip() == "True", result.stderr[-2000:]
 
 
 def test_backoff_doubles_within_jitter_and_stops_at_its_cap() -> None:

@@ -9,6 +9,7 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
+from contracts.dispatch import JOB_RUN
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import AuditEvent, Job, JobState, Result
 from contracts.pipeline import TransientError, job_claim, job_run, jobs_sweep, pipeline_stages
@@ -174,10 +175,10 @@ def test_sweeper_resends_jobs_stuck_in_queued_and_not_fresh_ones(actors: Any, se
     Job.objects.filter(pk=stuck.pk).update(
         queued_at=timezone.now() - timedelta(seconds=settings.DOCGATE_JOB_QUEUED_DEADLINE_S + 5)
     )
-    with mock.patch.object(job_run_task, "apply_async") as send:
+    with mock.patch("contracts.dispatch.current_app.send_task") as send:
         counts = jobs_sweep_task()
     assert counts["resent_queued"] == 1
-    send.assert_called_once_with(args=[str(stuck.pk)])
+    send.assert_called_once_with(JOB_RUN, args=[str(stuck.pk)])
     # Its clock was reset, so the next sweep does not resend it again at once.
     assert jobs_sweep()[1] == []
     assert Job.objects.get(pk=fresh.pk).state == JobState.QUEUED

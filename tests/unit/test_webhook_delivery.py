@@ -15,6 +15,7 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
+from contracts.dispatch import WEBHOOK_DELIVER
 from contracts.models import AuditEvent, DeliveryState, Result, Role, WebhookDelivery, WebhookEndpoint
 from contracts.review.workflow import review_finding_decide, review_task_claim, review_task_finalize
 from contracts.tasks import webhook_deliver_task
@@ -260,9 +261,9 @@ def test_sweeper_resends_pending_deliveries_whose_message_was_lost(
             created_at=long_ago,
             **changes,
         )
-    with mock.patch("contracts.tasks.webhook_deliver_task.apply_async") as delay:
+    with mock.patch("contracts.dispatch.current_app.send_task") as send:
         assert webhook_deliveries_sweep_task.apply().get() == 1
-    delay.assert_called_once_with(args=[str(lost.pk)])
+    send.assert_called_once_with(WEBHOOK_DELIVER, args=[str(lost.pk)])
 
 
 def _failed_delivery(actors: Any, receiver: Receiver, settings: Any) -> WebhookDelivery:
@@ -290,13 +291,13 @@ def test_admin_redelivers_a_failed_delivery_and_the_receiver_gets_the_same_event
     url = f"/api/v1/webhook/deliveries/{failed.pk}/redeliver/"
 
     with (
-        mock.patch("contracts.tasks.webhook_deliver_task.apply_async") as delay,
+        mock.patch("contracts.dispatch.current_app.send_task") as send,
         django_capture_on_commit_callbacks(execute=True),
     ):
         response = ada.post(url)
     assert response.status_code == 202, response.json()
     assert response.json()["state"] == "pending" and response.json()["attempts"] == 0
-    delay.assert_called_once_with(args=[str(failed.pk)])
+    send.assert_called_once_with(WEBHOOK_DELIVER, args=[str(failed.pk)])
     event = AuditEvent.objects.get(action="webhook.redelivery_requested")
     assert event.before == {"state": "failed", "attempts": 1, "last_error": failed.last_error}
     assert event.actor_user is not None and event.actor_user.username == "ada"

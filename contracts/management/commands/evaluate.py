@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from contracts.llm import llm_client
 from contracts.management.commands.train_safety_model import text_lines
 from contracts.management.llm_evaluation import llm_evaluate
-from rules.clauses.heading_model import ClauseModel, train_clause_model
+from rules.clauses.heading_model import ClauseModel, heading_model_cv, train_clause_model
 from rules.evaluation.clauses import evaluate_clauses
 from rules.evaluation.common import jsonl_rows
 from rules.evaluation.dialect import evaluate_dialect
@@ -52,7 +52,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--cv",
             type=int,
-            help="tickets, safety: k-fold cross-validation on --data, the model refitted inside every fold",
+            help="tickets, safety: k-fold cross-validation on --data, the model refitted inside every fold; "
+            "clauses: the heading model cross-validated over the --train contracts",
         )
         parser.add_argument("--leave-out", help="safety: train without this source of --data, score on it")
         parser.add_argument(
@@ -72,8 +73,10 @@ class Command(BaseCommand):
             raise CommandError(f"--data {path}: no such file")
         if options.get("train") and not Path(options["train"]).is_file():
             raise CommandError(f"--train {options['train']}: no such file")
-        if (options.get("train") or options.get("cv")) and task not in ("tickets", "safety"):
-            raise CommandError("--train and --cv apply to the tickets and safety tasks only")
+        if (options.get("train") or options.get("cv")) and task not in ("tickets", "safety", "clauses"):
+            raise CommandError("--train and --cv apply to the tickets, safety and clauses tasks only")
+        if task != "clauses" and (options.get("clause_model") or options.get("mask_headings")):
+            raise CommandError("--clause-model and --mask-headings apply to the clauses task only")
         safety_only = ("leave_out", "extra_safe", "rules_only")
         if task != "safety" and any(options.get(name) for name in safety_only):
             raise CommandError("--leave-out, --extra-safe and --rules-only apply to the safety task only")
@@ -98,6 +101,12 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(report, ensure_ascii=False))
 
     def _evaluate_clauses(self, rows: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
+        if options.get("cv"):
+            if not options.get("train"):
+                raise CommandError("clauses --cv K cross-validates the heading model: give its corpus with --train")
+            self.stderr.write(f"cross-validating the heading model over {options['cv']} folds of contracts …")
+            texts = [row["text"] for row in jsonl_rows(options["train"])]
+            return heading_model_cv(texts, folds=options["cv"], seed=options.get("seed") or 0)
         model = None
         if options.get("clause_model"):
             model = ClauseModel.load(options["clause_model"])
