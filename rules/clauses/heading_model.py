@@ -194,13 +194,30 @@ def _sigmoid_fit(scores: np.ndarray, positive: np.ndarray) -> tuple[float, float
     return -float(fit.coef_[0, 0]), -float(fit.intercept_[0])
 
 
+def _fit(raw: Any, target: np.ndarray, n_labels: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(coef over every bucket, intercept, idf) of a model fitted on raw counts. Only the buckets those rows use
+    are given to the solver (the others' weights stay exactly zero under L2), several times faster on 300K."""
+    from sklearn.linear_model import LogisticRegression  # heavy: scikit-learn, needed only when training
+
+    idf = idf_fit(raw)
+    weighted = text_weights(raw, idf)
+    used = np.unique(weighted.indices)
+    model = LogisticRegression(C=C, max_iter=2000, class_weight="balanced", random_state=seed)
+    model.fit(weighted[:, used], target)
+    coef = np.zeros((n_labels, N_TEXT_FEATURES))
+    intercept = np.full(n_labels, -50.0)  # a label the rows lack is never predicted
+    binary = len(model.classes_) == 2  # two labels: one weight row, for the second
+    coef[np.ix_(model.classes_, used)] = np.vstack([-model.coef_[0], model.coef_[0]]) if binary else model.coef_
+    intercept[model.classes_] = np.array([-1.0, 1.0]) * model.intercept_ if binary else model.intercept_
+    return coef, intercept, idf
+
+
 def train_clause_model(texts: Sequence[str], *, pack: ClausePack | None = None, seed: int = 0) -> ClauseModel:
     """Train on the titled articles of `texts` (contracts, no labels); raise ClauseModelError when too few.
 
     Calibration: CALIBRATION_FOLDS folds grouped by document give every example a score from a model that did
     not see its contract; one sigmoid per label is fitted on those scores, and the final model is fitted on all.
     """
-    from sklearn.linear_model import LogisticRegression  # heavy: scikit-learn, needed only when training
     from sklearn.model_selection import GroupKFold  # heavy: scikit-learn, needed only when training
 
     pack = pack or load_pack()
@@ -218,30 +235,13 @@ def train_clause_model(texts: Sequence[str], *, pack: ClausePack | None = None, 
     raw = counts_matrix([example.text for example in examples])
     groups = np.array([example.document for example in examples])
 
-    def fit(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(coef over every bucket, intercept, idf) of a model fitted on `rows`. Only the buckets those rows use
-        are given to the solver (the others' weights stay exactly zero under L2), which makes it several times
-        faster on 300K buckets."""
-        idf = idf_fit(raw[rows])
-        weighted = text_weights(raw[rows], idf)
-        used = np.unique(weighted.indices)
-        model = LogisticRegression(C=C, max_iter=2000, class_weight="balanced", random_state=seed)
-        model.fit(weighted[:, used], target[rows])
-        coef = np.zeros((len(labels), N_TEXT_FEATURES))
-        intercept = np.full(len(labels), -50.0)  # a label the rows lack is never predicted
-        rows_coef = model.coef_ if len(model.classes_) > 2 else np.vstack([-model.coef_[0], model.coef_[0]])
-        rows_intercept = model.intercept_ if len(model.classes_) > 2 else np.array([-1.0, 1.0]) * model.intercept_
-        coef[np.ix_(model.classes_, used)] = rows_coef
-        intercept[model.classes_] = rows_intercept
-        return coef, intercept, idf
-
     scores = np.zeros((len(examples), len(labels)))
     folds = min(CALIBRATION_FOLDS, len(set(groups.tolist())))
     for inside, outside in GroupKFold(n_splits=folds).split(raw, target, groups):
-        coef, intercept, idf = fit(inside)
+        coef, intercept, idf = _fit(raw[inside], target[inside], len(labels), seed)
         scores[outside] = text_weights(raw[outside], idf) @ coef.T + intercept
     calibration = np.array([_sigmoid_fit(scores[:, k], target == k) for k in range(len(labels))])
-    coef, intercept, idf = fit(np.arange(len(examples)))
+    coef, intercept, idf = _fit(raw, target, len(labels), seed)
     return ClauseModel(
         labels=labels,
         idf=idf,
