@@ -9,6 +9,7 @@ with CRC-32. Both are fixed functions: the same text gives the same buckets in e
 
 from __future__ import annotations
 
+import hashlib
 import re
 import zlib
 from collections.abc import Callable, Sequence
@@ -147,3 +148,13 @@ def text_weights(counts: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matri
     norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
     norms[norms == 0.0] = 1.0
     return sparse.csr_matrix(sparse.diags(1.0 / norms) @ weighted)
+
+
+def weights_digest(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 over every array's name, dtype, shape and bytes: equal for equal weights, whatever the zip says."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()

@@ -15,7 +15,6 @@ arrays (`weights.npz`) and `metadata.json` with the arrays' digest, as for the s
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -27,7 +26,7 @@ import numpy as np
 
 from rules.clauses.pack import ClausePack, load_pack
 from rules.clauses.structure import Article, Structure, document_structure, fold
-from rules.hashing import N_TEXT_FEATURES, counts_matrix, hashed_terms, idf_fit, text_weights
+from rules.hashing import N_TEXT_FEATURES, counts_matrix, hashed_terms, idf_fit, text_weights, weights_digest
 
 FORMAT = "docgate-clause-heading-model"
 FORMAT_VERSION = 1
@@ -136,7 +135,7 @@ class ClauseModel:
             "format_version": FORMAT_VERSION,
             "labels": list(self.labels),
             "n_features": N_TEXT_FEATURES,
-            "weights_sha256": _digest(arrays),
+            "weights_sha256": weights_digest(arrays),
         }
         text = json.dumps(self.metadata, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         (directory / "metadata.json").write_text(text, encoding="utf-8")
@@ -154,7 +153,7 @@ class ClauseModel:
             raise ClauseModelError(f"{directory}: no readable clause model ({exc})") from exc
         if (metadata.get("format"), metadata.get("format_version")) != (FORMAT, FORMAT_VERSION):
             raise ClauseModelError(f"{directory}: not a DocGate clause model of format version {FORMAT_VERSION}")
-        if metadata.get("n_features") != N_TEXT_FEATURES or _digest(arrays) != metadata.get("weights_sha256"):
+        if metadata.get("n_features") != N_TEXT_FEATURES or weights_digest(arrays) != metadata.get("weights_sha256"):
             raise ClauseModelError(f"{directory}: built for other features, or its weights do not match the digest")
         return cls(
             labels=tuple(metadata["labels"]),
@@ -164,15 +163,6 @@ class ClauseModel:
             calibration=arrays["calibration"],
             metadata=metadata,
         )
-
-
-def _digest(arrays: dict[str, np.ndarray]) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        array = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())
-        digest.update(array.tobytes())
-    return digest.hexdigest()
 
 
 def _calibrated(scores: np.ndarray, calibration: np.ndarray) -> np.ndarray:

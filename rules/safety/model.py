@@ -8,7 +8,6 @@ seed, metrics, the arrays' SHA-256); the shipped one lives in `rules/safety/mode
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -19,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from rules.hashing import N_TEXT_FEATURES
+from rules.hashing import N_TEXT_FEATURES, weights_digest
 from rules.safety.features import N_FEATURES, lexicon_row, text_terms
 from rules.safety.scorer import SafetyAssessment, safety_score
 
@@ -195,16 +194,6 @@ class SafetyModel:
         if digest != metadata.get("weights_sha256"):
             raise SafetyModelError(f"{directory}: {WEIGHTS_FILE} does not match its metadata digest")
         return model
-
-
-def weights_digest(arrays: dict[str, np.ndarray]) -> str:
-    """SHA-256 over every array's name, dtype, shape and bytes: equal for equal weights, whatever the zip says."""
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        array = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())
-        digest.update(array.tobytes())
-    return digest.hexdigest()
 
 
 def platt(margins: np.ndarray, a: float, b: float) -> np.ndarray:
