@@ -3,47 +3,25 @@
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
 
 import pytest
 
 from rules.clauses import clause_presence, load_pack
 from rules.clauses.pack import PACK_PATH, pack_from_dict
+from tests.rules.pack_terms import literal_pieces, pack_json
 from tests.shared_data import SHARED_DATA, shared_file
 
-_REGEX_META = re.compile(r"[\\\[\](){}|*+?^$]")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _LONG = 5  # pack_overlap's shortest suspect term
 _ROW_FIELDS = ("text", "source", "input", "reference")
 
 
 def _pack() -> dict:
-    with open(PACK_PATH, encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-def _strings(node: object) -> Iterator[str]:
-    """Every string value of the pack (keys are names, not matched text)."""
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _strings(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _strings(value)
+    return pack_json(PACK_PATH)
 
 
 def _long_pieces(pack: dict) -> set[str]:
     """The Chinese runs of five or more characters that the pack's strings hold once regex syntax is split off."""
-    return {
-        run
-        for text in _strings(pack)
-        for piece in _REGEX_META.split(text)
-        for run in _CJK_RUN.findall(piece)
-        if len(run) >= _LONG
-    }
+    return literal_pieces(pack, _LONG)
 
 
 def _evaluation_rows() -> list[str]:

@@ -2,40 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterator
-
 import pytest
 
 from rules.safety import gate_decide_rules, safety_score
 from rules.safety.pack import SAFETY_PATH
-
-_REGEX_META = re.compile(r"[\\\[\](){}|*+?^$]")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-
-
-def _pack() -> dict:
-    with open(SAFETY_PATH, encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-def _strings(node: object) -> Iterator[str]:
-    """Every string value of the pack (keys are names, not matched text)."""
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _strings(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _strings(value)
-
-
-def _literal_pieces(text: str) -> Iterator[str]:
-    """The Chinese runs a term or regex holds once regex syntax is split off."""
-    for piece in _REGEX_META.split(text):
-        yield from _CJK_RUN.findall(piece)
+from tests.rules.pack_terms import literal_pieces, pack_json
 
 
 def _decide(text: str, *, is_ticket: bool = False) -> str:
@@ -43,21 +14,19 @@ def _decide(text: str, *, is_ticket: bool = False) -> str:
 
 
 def test_no_literal_piece_is_longer_than_six_characters() -> None:
-    pack = _pack()
-    long_pieces = {piece for text in _strings(pack) for piece in _literal_pieces(text) if len(piece) >= 7}
-    assert long_pieces == set()
+    assert literal_pieces(pack_json(SAFETY_PATH), 7) == set()
 
 
 def test_every_piece_of_five_or_six_characters_has_a_reason() -> None:
-    pack = _pack()
-    pieces = {piece for text in _strings(pack) for piece in _literal_pieces(text) if len(piece) >= 5}
+    pack = pack_json(SAFETY_PATH)
+    pieces = literal_pieces(pack, 5)
     reasons = pack.get("term_reasons", {})
     assert pieces - reasons.keys() == set()
     assert all(reason and reason.isascii() for reason in reasons.values())
 
 
 def test_exclusions_are_short_everyday_compounds() -> None:
-    assert all(len(word) <= 4 for word in _pack().get("exclusions", ()))
+    assert all(len(word) <= 4 for word in pack_json(SAFETY_PATH).get("exclusions", ()))
 
 
 @pytest.mark.parametrize(
