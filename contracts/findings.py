@@ -6,12 +6,13 @@ and the API read these keys. Spans point into the original text the user sent.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any, Required, TypedDict, cast
 
 from inference.results import LLMFinding
-from rules.clauses import ClauseFinding, RiskFlag
-from rules.entities import ENTITY_PACK, Entity
+from rules.clauses import ClauseGroup, RiskFlag
+from rules.entities import ENTITY_PACK, EntityGroup
 from rules.normalize import NormalizedText
 from rules.tickets.combine import TicketClassification
 from rules.tickets.urgency import Urgency
@@ -29,7 +30,12 @@ class Finding(TypedDict, total=False):
     match_span: list[int]
     normalized_span: list[int]
     evidence: str | list[dict[str, Any]]  # the quoted text; a ticket category's term hits
-    status: str  # clause: stipulated | negated
+    status: str  # clause: stipulated | blank (unfilled template article) | negated | referenced
+    occurrences: list[dict[str, Any]]  # clause: every other place the clause type is found (span, match_span …)
+    model_score: float | None  # clause: the heading model's best probability for the type, None without one
+    mentions: list[dict[str, Any]]  # entity: every mention of the group (span, text, rule_id)
+    roles: list[str]  # entity PARTY: the role words that refer to the party (甲方, 委托方)
+    definition_span: list[int]  # entity PARTY: where the party is defined (甲方：某某公司)
     confidence: float
     rule_id: str
     rule_ids: list[str]
@@ -69,21 +75,36 @@ def span_original(normalized: NormalizedText, start: int, end: int) -> list[int]
     return [s, e]
 
 
-def clause_finding(normalized: NormalizedText, finding: ClauseFinding) -> Finding:
-    """A clause finding: label, CUAD name, rule, pack version, spans (original and normalized), status."""
+def clause_finding(normalized: NormalizedText, group: ClauseGroup) -> Finding:
+    """One clause type: the primary finding's spans and evidence, status, confidence, rules, model score and
+    every other occurrence (original spans; `normalized_span` is the primary's span in the normalized text)."""
+    primary = group.primary
     return {
         "kind": "clause",
-        "label": finding.label,
-        "cuad": finding.cuad,
-        "rule_id": finding.rule_id,
-        "pack_version": finding.pack_version,
-        "span": span_original(normalized, finding.start, finding.end),
-        "match_span": span_original(normalized, finding.match_start, finding.match_end),
-        "normalized_span": [finding.start, finding.end],
-        "confidence": finding.confidence,
-        "status": finding.status,
-        "evidence": finding.evidence,
-        "matched": finding.matched,
+        "label": group.label,
+        "cuad": group.cuad,
+        "rule_id": primary.rule_id,
+        "rule_ids": list(group.rule_ids),
+        "pack_version": primary.pack_version,
+        "span": span_original(normalized, primary.start, primary.end),
+        "match_span": span_original(normalized, primary.match_start, primary.match_end),
+        "normalized_span": [primary.start, primary.end],
+        "confidence": group.confidence,
+        "model_score": group.model_score,
+        "status": group.status,
+        "evidence": primary.evidence,
+        "matched": primary.matched,
+        "occurrences": [
+            {
+                "span": span_original(normalized, other.start, other.end),
+                "match_span": span_original(normalized, other.match_start, other.match_end),
+                "status": other.status,
+                "rule_id": other.rule_id,
+                "confidence": other.confidence,
+                "matched": other.matched,
+            }
+            for other in group.others
+        ],
         "source": "rule",
     }
 
@@ -101,19 +122,31 @@ def risk_finding(normalized: NormalizedText, flag: RiskFlag) -> Finding:
     }
 
 
-def entity_finding(normalized: NormalizedText, entity: Entity) -> Finding:
-    """An entity with its value; PII is flagged so that logs and exports mask it."""
-    return {
+def entity_finding(normalized: NormalizedText, group: EntityGroup) -> Finding:
+    """One entity group: label, display text, normalised value, every mention; a party's roles and definition.
+    PII is flagged so that logs, exports and the portal mask the text of every mention."""
+    first = group.definition or group.mentions[0]
+    finding: Finding = {
         "kind": "entity",
-        "label": entity.label,
-        "span": span_original(normalized, entity.start, entity.end),
-        "text": entity.text,
-        "value": entity.value,
-        "is_pii": entity.is_pii,
-        "rule_id": entity.rule_id,
+        "label": group.label,
+        "span": span_original(normalized, first.start, first.end),
+        "text": group.text,
+        "value": group.value,
+        "is_pii": group.is_pii,
+        "rule_id": first.rule_id,
+        "rule_ids": list(group.rule_ids),
+        "mentions": [
+            {"span": span_original(normalized, m.start, m.end), "text": m.text, "rule_id": m.rule_id}
+            for m in group.mentions
+        ],
         "pack_version": ENTITY_PACK[1],
         "source": "rule",
     }
+    if group.label == "PARTY":
+        finding["roles"] = list(group.roles)
+        if group.definition is not None:
+            finding["definition_span"] = finding["span"]
+    return finding
 
 
 def ticket_findings(
@@ -134,8 +167,10 @@ def ticket_findings(
         "model_version": classification.model_version,
         "rule_ids": list(classification.rule_ids),
         "pack_version": classification.pack_version,
-        "evidence": [{"term": hit.term, "rule_id": hit.rule_id,
-                      "span": span_original(normalized, hit.start, hit.end)} for hit in classification.evidence],
+        "evidence": [
+            {"term": hit.term, "rule_id": hit.rule_id, "span": span_original(normalized, hit.start, hit.end)}
+            for hit in classification.evidence
+        ],
         "source": "rule",
     }
     urgency_finding: Finding = {
@@ -148,18 +183,30 @@ def ticket_findings(
     return [category, urgency_finding]
 
 
-def llm_clause_finding(normalized: NormalizedText, finding: LLMFinding, prompt_version: str) -> Finding:
-    """A clause the model found, with the quote that grounds it."""
-    return {
-        "kind": "clause",
-        "label": finding.label,
-        "span": span_original(normalized, finding.start, finding.end),
-        "normalized_span": [finding.start, finding.end],
-        "evidence": finding.quote,
-        "status": "stipulated",
-        "source": "llm",
-        "prompt_version": prompt_version,
-    }
+def llm_clause_findings(normalized: NormalizedText, found: Sequence[LLMFinding], prompt_version: str) -> list[Finding]:
+    """The clauses the model found, one per clause type: its first quote grounds it, later ones are occurrences."""
+    by_label: dict[str, list[LLMFinding]] = {}
+    for finding in found:
+        by_label.setdefault(finding.label, []).append(finding)
+    out: list[Finding] = []
+    for label, quotes in by_label.items():
+        first, *rest = sorted(quotes, key=lambda f: (f.start, f.end))
+        out.append(
+            {
+                "kind": "clause",
+                "label": label,
+                "span": span_original(normalized, first.start, first.end),
+                "normalized_span": [first.start, first.end],
+                "evidence": first.quote,
+                "status": "stipulated",
+                "occurrences": [
+                    {"span": span_original(normalized, f.start, f.end), "status": "stipulated"} for f in rest
+                ],
+                "source": "llm",
+                "prompt_version": prompt_version,
+            }
+        )
+    return out
 
 
 def llm_ticket_finding(normalized: NormalizedText, finding: LLMFinding, prompt_version: str) -> Finding:

@@ -99,9 +99,7 @@ def gate_policy(kind: Kind) -> GatePolicy:
     return kind_policy(kind, *settings.SAFETY_POLICIES[kind])
 
 
-def gate_decide(
-    *, text: str, kind: Kind, organisation: str | None = None, use_llm: bool = True
-) -> GateDecision:
+def gate_decide(*, text: str, kind: Kind, organisation: str | None = None, use_llm: bool = True) -> GateDecision:
     """Decide whether an automated response may go out for this text (input of `kind`, or "outgoing" text)."""
     review_threshold = settings.SAFETY_REVIEW_THRESHOLD
     block_threshold = settings.SAFETY_BLOCK_THRESHOLD

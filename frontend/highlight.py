@@ -44,14 +44,20 @@ def _span(value: Any, length: int) -> tuple[int, int] | None:
 
 
 def finding_spans(finding: Finding, length: int) -> list[tuple[int, int]]:
-    """Every span a finding points at: `span`, risk `spans`, and spans inside its evidence list.
+    """Every span a finding points at: `span`, risk `spans`, a clause's other occurrences, an entity group's
+    mentions, and spans inside its evidence list.
 
     A clause found by the rules marks the words that matched (`match_span`), not its whole article: contracts would
     otherwise be one long highlight. The article span stays in the findings table.
     """
-    primary = finding.get("match_span") if finding.get("kind") == "clause" else None
+    clause = finding.get("kind") == "clause"
+    primary = finding.get("match_span") if clause else None
     candidates: list[Any] = [primary if _span(primary, length) else finding.get("span")]
     candidates.extend(finding.get("spans") or [])
+    for item in [*(finding.get("occurrences") or []), *(finding.get("mentions") or [])]:
+        if isinstance(item, dict):
+            words = item.get("match_span") if clause else None
+            candidates.append(words if _span(words, length) else item.get("span"))
     evidence = finding.get("evidence")
     if isinstance(evidence, list):
         candidates.extend(item.get("span") for item in evidence if isinstance(item, dict))
@@ -111,7 +117,13 @@ def finding_display(finding: Finding, *, show_pii: bool) -> dict[str, Any]:
         for key in ("text", "value", "evidence"):
             if isinstance(value := shown.get(key), str):
                 shown[key] = MASK * len(value)
+        shown["mentions"] = [
+            {**m, "text": MASK * len(str(m.get("text") or ""))} if isinstance(m, dict) else m
+            for m in finding.get("mentions") or []
+        ]
     shown["provenance_style"] = finding_provenance(finding)
+    mentions = finding.get("mentions")  # an entity group's mentions include its first one
+    shown["places"] = len(mentions) if mentions else 1 + len(finding.get("occurrences") or [])
     evidence = finding.get("evidence")
     if isinstance(evidence, list):
         shown["evidence_text"] = "、".join(str(item.get("term", "")) for item in evidence if isinstance(item, dict))

@@ -112,9 +112,7 @@ class LocalLLMServer:
         """Start the server and wait until it answers; return the base URL. Raise RuntimeError if it does not."""
         if self.running:
             return self.base_url
-        command = server_command(
-            self.model_path, self.port, host=self.host, n_ctx=self.n_ctx, n_threads=self.n_threads
-        )
+        command = server_command(self.model_path, self.port, host=self.host, n_ctx=self.n_ctx, n_threads=self.n_threads)
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 (owned by Popen)
         try:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -152,9 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-ctx", type=int, default=2048)
     parser.add_argument("--n-threads", type=int, default=2)
     args = parser.parse_args(argv)
-    command = server_command(
-        model_path_ensure(), args.port, host=args.host, n_ctx=args.n_ctx, n_threads=args.n_threads
-    )
+    command = server_command(model_path_ensure(), args.port, host=args.host, n_ctx=args.n_ctx, n_threads=args.n_threads)
     print(f"serving http://{args.host}:{args.port}/v1", file=sys.stderr)
     os.execv(command[0], command)  # replace this process: signals reach the server directly
 

@@ -54,9 +54,7 @@ _AMOUNT_RE = re.compile(
     rf"(?:(?P<unit>{_UNIT}){_SMALL_COIN}(?P<whole>整|正)?)?",
     re.IGNORECASE,
 )
-_PERCENT_RE = re.compile(
-    rf"(?P<ar>{_AR_NUM})\s?[%％]|(?P<scale>百分之|千分之|万分之)(?P<frac>{_AR_NUM}|{_CN_NUM})"
-)
+_PERCENT_RE = re.compile(rf"(?P<ar>{_AR_NUM})\s?[%％]|(?P<scale>百分之|千分之|万分之)(?P<frac>{_AR_NUM}|{_CN_NUM})")
 _PERCENT_SCALE = {"百分之": Decimal(1), "千分之": Decimal("0.1"), "万分之": Decimal("0.01"), "%": Decimal(1)}
 
 _CURRENCY_BY_CUE = {

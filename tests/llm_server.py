@@ -1,7 +1,7 @@
 """Start a real local LLM server (llama.cpp + Gemma 3 270M) for tests; skip cleanly where it is not installed.
 
-    with local_llm_server() as server:   # a LocalLLMServer: .base_url, .stop(), .start()
-        client = LLMClient(LLMConfig(base_url=server.base_url))
+with local_llm_server() as server:   # a LocalLLMServer: .base_url, .stop(), .start()
+    client = LLMClient(LLMConfig(base_url=server.base_url))
 """
 
 from __future__ import annotations

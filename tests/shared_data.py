@@ -18,8 +18,14 @@ def shared_file(relative: str) -> Path:
 
 
 # Every kind of licensed training row: comments of both labels and requests of every label.
-SAFETY_TRAIN_KINDS = (("cold-train", "safe"), ("cold-train", "unsafe"), ("xsafety-zh", "unsafe"),
-                      ("xsafety-zh", "sensitive"), ("xsafety-zh", "safe"), ("jailbench", "unsafe"))
+SAFETY_TRAIN_KINDS = (
+    ("cold-train", "safe"),
+    ("cold-train", "unsafe"),
+    ("xsafety-zh", "unsafe"),
+    ("xsafety-zh", "sensitive"),
+    ("xsafety-zh", "safe"),
+    ("jailbench", "unsafe"),
+)
 
 
 def safety_train_sample(per_kind: int, kinds: tuple[tuple[str, str], ...] = SAFETY_TRAIN_KINDS) -> list[dict]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from contracts.api.result_schema import ResultDataField
 from contracts.models import Document, DocumentKind, Job, JobState, Result
 
 METADATA_FIELDS = ("channel", "region", "caller_reference")
@@ -129,6 +130,7 @@ class SubmitResponseSerializer(serializers.Serializer):
 class ResultSerializer(serializers.ModelSerializer):
     document = serializers.UUIDField(source="document_id")
     job = serializers.UUIDField(source="job_id")
+    data = ResultDataField(read_only=True)  # type: ignore[assignment]  # a declared field, not Serializer.data
 
     class Meta:
         model = Result

@@ -42,6 +42,5 @@ def _classifier_load(directory: str) -> TicketClassifier | None:
     try:
         return TicketClassifier.load(directory)
     except IncompatibleArtifactError:
-        logger.warning("ticket classifier at %s cannot be used; classifying with rules alone", directory,
-                       exc_info=True)
+        logger.warning("ticket classifier at %s cannot be used; classifying with rules alone", directory, exc_info=True)
         return None

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
-from contracts.findings import llm_clause_finding, llm_ticket_finding
+from contracts.findings import llm_clause_findings, llm_ticket_finding
 from contracts.llm import llm_breaker_snapshot, llm_client
 from contracts.stages.base import JobContext, LLMOutcome
 from inference.client import LLMClient
@@ -64,7 +64,7 @@ class LLMStage:
         if ctx.document.kind == "contract":
             result = clauses_extract(client, normalized.text, tuple(load_pack().clauses))
             results.append(result)
-            ctx.findings.extend(llm_clause_finding(normalized, f, result.prompt_version) for f in result.findings)
+            ctx.findings.extend(llm_clause_findings(normalized, result.findings, result.prompt_version))
         else:
             result = ticket_classify(client, normalized.text, load_taxonomy())
             results.append(result)

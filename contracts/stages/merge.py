@@ -1,9 +1,10 @@
 """The merge stage: rule and LLM findings into one result with provenance, conflicts and a gated response.
 
-Merge rule: a clause both layers found is one finding with provenance `both`; one only the rules found is `rule`
-(`unconfirmed` when the LLM answered but did not name it); one only the LLM found is `llm` and a conflict, as is a
-clause the rules read as negated but the LLM reports, and a ticket category on which the two disagree (the rules'
-deterministic answer stays the suggested one). Conflicts send the job to review.
+Merge rule (each side has one finding per clause type): a clause both layers found is one finding with provenance
+`both` (a blank template article counts as found); one only the rules found is `rule` (`unconfirmed` when the LLM
+answered but did not name it); one only the LLM found is `llm` and a conflict, as is a clause the rules read as
+negated but the LLM reports, and a ticket category on which the two disagree (the rules' deterministic answer stays
+the suggested one). Conflicts send the job to review.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from contracts.models import RowId
 from contracts.stages.base import JobContext
 from inference.errors import LLMError
 from inference.questions import response_draft
+from rules.clauses import BLANK, NEGATED, PRESENT, STIPULATED
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +49,7 @@ def rule_llm_merge(findings: list[Finding], *, llm_answered: bool) -> tuple[list
         rules = _by_label(findings, kind, "rule")
         llm = _by_label(findings, kind, "llm")
         for label, llm_findings in llm.items():
-            rule_matches = [f for f in rules.get(label, []) if f.get("status", "stipulated") == "stipulated"]
+            rule_matches = [f for f in rules.get(label, []) if f.get("status", STIPULATED) in PRESENT]
             if rule_matches:
                 first = rule_matches[0]
                 first["provenance"] = "both"
@@ -55,7 +57,7 @@ def rule_llm_merge(findings: list[Finding], *, llm_answered: bool) -> tuple[list
                 first["llm_span"] = llm_findings[0]["span"]
                 consumed.update(id(f) for f in llm_findings)
                 continue
-            negated = [f for f in rules.get(label, []) if f.get("status") == "negated"]
+            negated = [f for f in rules.get(label, []) if f.get("status") == NEGATED]
             reason = "rules_negated_llm_present" if negated else "llm_only"
             if kind == "ticket_category" and rules:
                 reason = "category_disagrees"
@@ -104,11 +106,17 @@ def ticket_reply_template(category: Finding | None, urgent: bool) -> str:
 
 def contract_summary_template(findings: list[Finding]) -> str:
     """A deterministic risk summary: clauses found, statutory risk flags and key clauses that are missing."""
-    stipulated = [f for f in findings if f["kind"] == "clause" and f.get("status") == "stipulated"]
-    found = sorted({label for f in stipulated if (label := f.get("label"))})
+
+    def labels(status: str) -> list[str]:
+        clauses = [f for f in findings if f["kind"] == "clause" and f.get("status") == status]
+        return sorted({label for f in clauses if (label := f.get("label"))})
+
+    found, blank = labels(STIPULATED), labels(BLANK)
     risks = [f["message"] for f in findings if f["kind"] == "risk"]
-    missing = [label for label in KEY_CONTRACT_CLAUSES if label not in found]
+    missing = [label for label in KEY_CONTRACT_CLAUSES if label not in found and label not in blank]
     parts = [f"识别到条款：{'、'.join(found) if found else '无'}。"]
+    if blank:
+        parts.append(f"待填写：{'、'.join(blank)}（模板条款尚未填写内容）。")
     if missing:
         parts.append(f"未发现：{'、'.join(missing)}，建议补充。")
     parts.extend(f"风险提示：{message}" for message in risks)
@@ -123,7 +131,7 @@ def findings_summary(findings: list[Finding]) -> str:
             lines.append(f"分类: {finding.get('label')} / {finding.get('level2') or ''} → {finding.get('department')}")
         elif finding["kind"] == "urgency":
             lines.append(f"紧急程度: {finding.get('label')}")
-        elif finding["kind"] == "clause" and finding.get("status") == "stipulated":
+        elif finding["kind"] == "clause" and finding.get("status") == STIPULATED:
             lines.append(f"条款: {finding['label']}")
         elif finding["kind"] == "risk":
             lines.append(f"风险: {finding['message']}")

@@ -53,6 +53,10 @@ LABELS: dict[str, Any] = {
     "entity": _("Entity"),
     "ticket_category": _("Category"),
     "urgency": _("Urgency"),
+    "stipulated": _("Stipulated"),
+    "blank": _("Blank template slot"),
+    "negated": _("Excluded"),
+    "referenced": _("Referenced only"),
 }
 
 

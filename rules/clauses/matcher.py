@@ -50,6 +50,7 @@ class ClauseFinding:
     match_start: int
     match_end: int
     in_heading: bool = False
+    slot: bool = False  # an unfilled template article ("违约责任：＿＿＿"): the clause's place, not its terms
 
 
 def forum_is_named(folded: str, sentence_start: int, hit_start: int) -> bool:
@@ -190,6 +191,7 @@ def _make(pack: ClausePack, text: str, hit: _Hit, span: tuple[int, int], confide
         match_start=hit.start,
         match_end=hit.end,
         in_heading=hit.heading is not None and hit.heading.numbered,
+        slot=hit.heading is not None and hit.heading.body_blank,
     )
 
 
@@ -253,14 +255,23 @@ MODEL_WITH_PATTERN = 0.5
 MODEL_FACTOR = 0.9
 
 
+class ClauseAnalysis(NamedTuple):
+    """Every clause finding of a text, and the heading model's best probability per clause type (empty without a
+    model; a type the model was never asked about, because every article naming it is titled, has no score)."""
+
+    findings: list[ClauseFinding]
+    model_scores: dict[str, float]
+
+
 def model_findings(
     pack: ClausePack, structure: Structure, text: str, model: ArticleClassifier, found: list[ClauseFinding]
-) -> list[ClauseFinding]:
-    """Findings the heading model adds to the rules' (see the rule above)."""
+) -> ClauseAnalysis:
+    """Findings the heading model adds to the rules' (see the rule above), with its best score per type."""
     patterns: dict[str, set[str]] = {}
     for rule in pack.rules:
         patterns.setdefault(rule.label, set()).update(fold(pattern) for pattern in rule.patterns)
     added = []
+    scores: dict[str, float] = {}
     for article in structure.articles():
         if _titled_with_a_type(structure, article, patterns):
             continue
@@ -269,12 +280,15 @@ def model_findings(
             continue
         ruled = {f.label for f in found if f.status == STIPULATED and article.start <= f.start < article.end}
         for label, probability in model.probabilities(body).items():
-            if label not in pack.clauses or label in ruled:
+            if label not in pack.clauses:
+                continue
+            scores[label] = max(scores.get(label, 0.0), round(probability, 4))
+            if label in ruled:
                 continue
             supported = any(pattern in body for pattern in patterns.get(label, ()))
             if probability >= MODEL_ALONE or (supported and probability >= MODEL_WITH_PATTERN):
                 added.append(_model_finding(pack, text, structure, article, label, probability))
-    return added
+    return ClauseAnalysis(added, scores)
 
 
 def _titled_with_a_type(structure: Structure, article: Article, patterns: dict[str, set[str]]) -> bool:
@@ -304,11 +318,11 @@ def _model_finding(
     )
 
 
-def clause_matches(
+def clause_analysis(
     text: str, pack: ClausePack | None = None, model: ArticleClassifier | None = None
-) -> list[ClauseFinding]:
-    """Return every clause finding in text (offsets into text), the best per rule, span and status; with a heading
-    model, also what it adds for articles without an informative heading (`model_findings`)."""
+) -> ClauseAnalysis:
+    """Every clause finding in text (offsets into text), the best per rule, span and status; with a heading model,
+    also what it adds for articles without an informative heading (`model_findings`) and its scores."""
     pack = pack or load_pack()
     structure = document_structure(fold(text))
     # The best candidate per rule, span and status wins; only the winners become findings.
@@ -319,27 +333,15 @@ def clause_matches(
         if key not in best or confidence > best[key][2]:
             best[key] = candidate
     findings = [_make(pack, text, hit, span, confidence) for hit, span, confidence in best.values()]
+    scores: dict[str, float] = {}
     if model is not None:
-        findings += model_findings(pack, structure, text, model, findings)
-    return sorted(findings, key=lambda f: (f.start, f.label, -f.confidence))
+        added, scores = model_findings(pack, structure, text, model, findings)
+        findings += added
+    return ClauseAnalysis(sorted(findings, key=lambda f: (f.start, f.label, -f.confidence)), scores)
 
 
-def clause_presence(
+def clause_matches(
     text: str, pack: ClausePack | None = None, model: ArticleClassifier | None = None
-) -> dict[str, ClauseFinding | None]:
-    """Return, per label of the pack, its best stipulated finding (dedicated article first) or None."""
-    pack = pack or load_pack()
-    presence: dict[str, ClauseFinding | None] = dict.fromkeys(pack.clauses)
-    for finding in clause_matches(text, pack, model):
-        if finding.status != STIPULATED:
-            continue
-        current = presence[finding.label]
-        if current is None or _rank(finding) > _rank(current):
-            presence[finding.label] = finding
-    return presence
-
-
-def _rank(finding: ClauseFinding) -> tuple[bool, float, int, int]:
-    """Order findings for presence: a dedicated article, confidence, a clause that opens its article, earliest."""
-    opening = 0 if finding.in_heading else finding.start - finding.match_start
-    return finding.in_heading, finding.confidence, opening, -finding.start
+) -> list[ClauseFinding]:
+    """Every clause finding in text, one per rule, span and status (`clause_analysis` without the scores)."""
+    return clause_analysis(text, pack, model).findings

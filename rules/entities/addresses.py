@@ -9,9 +9,7 @@ from rules.entities.model import Entity
 # Cues that introduce where a person lives make the address personal data; company seats are not.
 _PERSONAL_CUES_WORDS = "家庭住址 现住址 住址 家住 住在 居住在 现居 现住"
 _PERSONAL_CUES = tuple(_PERSONAL_CUES_WORDS.split())
-_OTHER_CUES_WORDS = (
-    "通讯地址 联系地址 注册地址 办公地址 营业地址 送达地址 地址 住所地 住所 位于 坐落于 坐落在"
-)
+_OTHER_CUES_WORDS = "通讯地址 联系地址 注册地址 办公地址 营业地址 送达地址 地址 住所地 住所 位于 坐落于 坐落在"
 _OTHER_CUES = tuple(_OTHER_CUES_WORDS.split())
 _CUES = sorted(_PERSONAL_CUES + _OTHER_CUES, key=len, reverse=True)
 

@@ -56,17 +56,13 @@ _REGION_LINK_RE = re.compile(
 def find_money(text: str) -> list[Entity]:
     """Return money entities with value 'CUR amount' (e.g. 'CNY 1200000')."""
     return [
-        Entity("MONEY", m.start, m.end, m.raw, f"{m.currency} {m.value}", False, "money")
-        for m in find_amounts(text)
+        Entity("MONEY", m.start, m.end, m.raw, f"{m.currency} {m.value}", False, "money") for m in find_amounts(text)
     ]
 
 
 def find_percents(text: str) -> list[Entity]:
     """Return percentage entities with the value in percent."""
-    return [
-        Entity("PERCENT", m.start, m.end, m.raw, str(m.value), False, "percent")
-        for m in find_percentages(text)
-    ]
+    return [Entity("PERCENT", m.start, m.end, m.raw, str(m.value), False, "percent") for m in find_percentages(text)]
 
 
 def _small_number(text: str | None) -> int | None:

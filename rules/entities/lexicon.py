@@ -29,9 +29,7 @@ _CITIES_WORDS = (
     "乌鲁木齐 深圳 苏州 青岛 大连 宁波 厦门 无锡 佛山 东莞"
 )
 _CITIES = tuple(_CITIES_WORDS.split())
-_RELATIVE_DATE_WORDS = (
-    "次日 翌日 当日 当天 同日 即日 次月 当月 本月 上月 下月 今年 去年 明年 今天 昨天 明天 前天 后天"
-)
+_RELATIVE_DATE_WORDS = "次日 翌日 当日 当天 同日 即日 次月 当月 本月 上月 下月 今年 去年 明年 今天 昨天 明天 前天 后天"
 RELATIVE_DATES = tuple(_RELATIVE_DATE_WORDS.split())
 
 
@@ -46,9 +44,7 @@ def region_terms() -> list[str]:
 
 def ruler_patterns() -> list[dict[str, Any]]:
     """Return EntityRuler phrase patterns; each pattern's id becomes the entity's rule id."""
-    patterns: list[dict[str, Any]] = [
-        {"label": "PARTY", "pattern": role, "id": "party.role"} for role in PARTY_ROLES
-    ]
+    patterns: list[dict[str, Any]] = [{"label": "PARTY", "pattern": role, "id": "party.role"} for role in PARTY_ROLES]
     patterns += [{"label": "REGION", "pattern": term, "id": "region.gazetteer"} for term in region_terms()]
     patterns += [{"label": "DATE", "pattern": word, "id": "date.relative"} for word in RELATIVE_DATES]
     return patterns

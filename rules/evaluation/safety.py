@@ -195,8 +195,12 @@ def _score_with_training(
 
 def _decide(item: _Scored, policies: Mapping[Kind, GatePolicy], review: float, block: float) -> str:
     decision, _risk, _reasons = gate_decide_text(
-        item.assessment, item.prediction, kind=item.kind, policy=policies[item.kind],
-        review_threshold=review, block_threshold=block,
+        item.assessment,
+        item.prediction,
+        kind=item.kind,
+        policy=policies[item.kind],
+        review_threshold=review,
+        block_threshold=block,
     )
     return decision
 
@@ -216,10 +220,13 @@ def _sweep(scored: Sequence[_Scored], policies: Mapping[Kind, GatePolicy], revie
                 decision = _decide(item, {kind: policy}, review, block)
                 per_source.setdefault(item.source, _Tally()).add(item.unsafe, decision)
             points.append(
-                {"review_threshold": threshold, "per_source": {
-                    source: {k: v for k, v in tally.rates().items() if v is not None and k != "false_block_rate"}
-                    for source, tally in sorted(per_source.items())
-                }}
+                {
+                    "review_threshold": threshold,
+                    "per_source": {
+                        source: {k: v for k, v in tally.rates().items() if v is not None and k != "false_block_rate"}
+                        for source, tally in sorted(per_source.items())
+                    },
+                }
             )
         out[kind] = points
     return out
@@ -262,8 +269,9 @@ def evaluate_safety(
     elif use_model:
         shipped = model or load_safety_model()
         _predict(shipped, scored)
-        models = _Models(mode="shipped", versions=[shipped.version],
-                         trained_on=set(shipped.metadata.get("sources", {})))
+        models = _Models(
+            mode="shipped", versions=[shipped.version], trained_on=set(shipped.metadata.get("sources", {}))
+        )
     for item in scored:
         item.trained_on_source = models.mode != "cv" and item.source in models.trained_on
     report = _report(scored, policies, review_threshold, block_threshold)
@@ -297,8 +305,9 @@ def _report(
     fitted = {item.source for item in scored if item.trained_on_source}
     for item in scored:
         decision = _decide(item, policies, review, block)
-        lexicon, _ = gate_decide_rules(item.assessment, review_threshold=review, block_threshold=block,
-                                       is_ticket=item.kind == "ticket")
+        lexicon, _ = gate_decide_rules(
+            item.assessment, review_threshold=review, block_threshold=block, is_ticket=item.kind == "ticket"
+        )
         decisions[decision] += 1
         overall.add(item.unsafe, decision)
         per_source.setdefault(item.source, _Tally()).add(item.unsafe, decision)

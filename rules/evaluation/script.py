@@ -25,7 +25,6 @@ def evaluate_script(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "n": scored_n,
         "exact_match": round(scored_hits / scored_n, 4) if scored_n else 0.0,
         "per_config": {
-            config: {"n": n, "exact_match": round(hits / n, 4)}
-            for config, (n, hits) in sorted(per_config.items())
+            config: {"n": n, "exact_match": round(hits / n, 4)} for config, (n, hits) in sorted(per_config.items())
         },
     }

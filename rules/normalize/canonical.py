@@ -28,9 +28,7 @@ _SANITIZE_KINDS = {
     "invisible": "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063"
     "\u2064\u2066\u2067\u2068\u2069\ufeff\u00ad",
     "space": "\u00a0\u1680\u202f\u205f\u3000\x0b\x0c" + "".join(map(chr, range(0x2000, 0x200B))),
-    "control": "".join(
-        map(chr, [*range(0x00, 0x09), *range(0x0E, 0x20), *range(0x7F, 0x85), *range(0x86, 0xA0)])
-    ),
+    "control": "".join(map(chr, [*range(0x00, 0x09), *range(0x0E, 0x20), *range(0x7F, 0x85), *range(0x86, 0xA0)])),
     "invalid": "".join(map(chr, [*range(0xD800, 0xE000), 0xFFFE, 0xFFFF])),
 }
 _SANITIZE_OUTPUT = {
@@ -226,9 +224,7 @@ def punctuation_edits(text: str, scan_from: int = 0) -> list[Edit]:
             end = _run_end(text, start, "…⋯" if token != "." else ".")
             if token != "." or end - start >= 3:
                 skip_to = end
-                if text[start:end] != "……" and (
-                    token != "." or any(map(_is_cjk, _neighbours(text, start, end)))
-                ):
+                if text[start:end] != "……" and (token != "." or any(map(_is_cjk, _neighbours(text, start, end)))):
                     edits.append((start, end, "……"))
                 continue
             if end - start > 1:

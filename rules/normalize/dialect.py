@@ -92,13 +92,10 @@ def load_lexicon(path: Path = LEXICON_FILE) -> Lexicon:
     for entry in entries:
         grouped.setdefault(entry.cantonese[0], []).append(entry)
     by_first_char = {
-        char: (re.compile("|".join(map(_alternative, group))), tuple(group))
-        for char, group in grouped.items()
+        char: (re.compile("|".join(map(_alternative, group))), tuple(group)) for char, group in grouped.items()
     }
     first_chars = re.compile("[" + "".join(map(re.escape, grouped)) + "]")
-    return Lexicon(
-        _header(lines, "id"), _header(lines, "version"), tuple(entries), first_chars, by_first_char
-    )
+    return Lexicon(_header(lines, "id"), _header(lines, "version"), tuple(entries), first_chars, by_first_char)
 
 
 def _alternative(entry: LexiconEntry) -> str:

@@ -46,9 +46,7 @@ class StepMap:
         return self.char_range(start)[0], self.char_range(end - 1)[1]
 
 
-def apply_edits(
-    text: str, edits: Sequence[Edit], *, group_multichar: bool = False
-) -> tuple[str, StepMap | None]:
+def apply_edits(text: str, edits: Sequence[Edit], *, group_multichar: bool = False) -> tuple[str, StepMap | None]:
     """Apply sorted edits to `text`; return the new text and its map (None when nothing moved).
 
     Equal-length edits map character by character and need no entry; with `group_multichar` a multi-character

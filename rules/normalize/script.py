@@ -30,9 +30,7 @@ _SUPPLEMENTARY = re.compile("[\U00010000-\U0010ffff]")
 @cache
 def _traditional_chars() -> str:
     """Every BMP character OpenCC t2s changes on its own (BMP only: tested in O(1))."""
-    chars = "".join(
-        chr(code) for low, high in ((0x3400, 0xA000), (0xF900, 0xFB00)) for code in range(low, high)
-    )
+    chars = "".join(chr(code) for low, high in ((0x3400, 0xA000), (0xF900, 0xFB00)) for code in range(low, high))
     converted = converter("t2s").convert(chars)
     return "".join(a for a, b in zip(chars, converted, strict=False) if a != b)
 

@@ -52,9 +52,7 @@ def naive_extract(text: str) -> list[Entity]:
     candidates: list[Entity] = []
     ruled = nlp.get_pipe("entity_ruler")(nlp.make_doc(text))
     for ent in ruled.ents:
-        candidates.append(
-            Entity(ent.label_, ent.start_char, ent.end_char, ent.text, None, False, ent.ent_id_)
-        )
+        candidates.append(Entity(ent.label_, ent.start_char, ent.end_char, ent.text, None, False, ent.ent_id_))
     for finder in TEXT_FINDERS:
         doc = nlp.make_doc(text)
         for entity in finder(doc.text):

@@ -64,9 +64,7 @@ def main() -> None:
     functions = {"normalize": normalize, "opencc_t2s": t2s}
     per_document = best_throughputs(functions, documents)
     whole_corpus = best_throughputs(functions, [whole])
-    growth = {
-        str(size): round(throughput(normalize, [whole[:size]] * max(1, 1_000_000 // size))) for size in SIZES
-    }
+    growth = {str(size): round(throughput(normalize, [whole[:size]] * max(1, 1_000_000 // size))) for size in SIZES}
     tracemalloc.start()
     normalize(whole)
     _, peak = tracemalloc.get_traced_memory()

@@ -19,9 +19,12 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
 def all_final(jobs: list[Job]) -> bool:
-    return Job.objects.filter(pk__in=[job.pk for job in jobs]).exclude(
-        state__in=[JobState.DONE, JobState.NEEDS_REVIEW, JobState.FAILED]
-    ).count() == 0
+    return (
+        Job.objects.filter(pk__in=[job.pk for job in jobs])
+        .exclude(state__in=[JobState.DONE, JobState.NEEDS_REVIEW, JobState.FAILED])
+        .count()
+        == 0
+    )
 
 
 def one_result_each(jobs: list[Job]) -> bool:

@@ -14,7 +14,7 @@ from contracts.findings import Finding
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import ApiKey, Document, Job, Membership, ReviewTask, Role
 from contracts.pipeline import job_run
-from frontend.highlight import highlight_html, pii_masked
+from frontend.highlight import finding_display, highlight_html, pii_masked
 
 pytestmark = pytest.mark.django_db
 
@@ -58,6 +58,46 @@ def test_pii_masking_keeps_offsets() -> None:
     findings: list[Finding] = [{"kind": "entity", "source": "rule", "is_pii": True, "span": [2, 4]}]
     masked = pii_masked("联系张三", findings)
     assert len(masked) == 4 and "张三" not in masked
+
+
+def test_a_grouped_finding_marks_every_occurrence_and_mention() -> None:
+    text = "甲方应保密。乙方亦应保密。甲方付款。"
+    clause: Finding = {"id": "F1", "kind": "clause", "source": "rule", "provenance": "rule", "span": [0, 6]}
+    clause |= {"match_span": [3, 5], "occurrences": [{"span": [6, 13], "match_span": [10, 12], "status": "stipulated"}]}
+    party: Finding = {"id": "F2", "kind": "entity", "label": "PARTY", "source": "rule", "span": [0, 2]}
+    party["mentions"] = [{"span": [0, 2], "text": "甲方"}, {"span": [13, 15], "text": "甲方"}]
+    html = str(highlight_html(text, [clause, party]))
+    assert '<mark class="f-rule" data-finding="F1">保密</mark>' in html
+    assert html.count('data-finding="F1"') == 2 and html.count('data-finding="F2"') == 2
+    assert finding_display(clause, show_pii=True)["places"] == 2
+    assert finding_display(party, show_pii=True)["places"] == 2
+
+
+def test_personal_data_in_every_mention_is_masked_for_those_who_may_not_see_it() -> None:
+    phone: Finding = {"id": "F1", "kind": "entity", "label": "PHONE", "source": "rule", "is_pii": True}
+    phone |= {"text": "13912345678", "value": "13912345678", "span": [2, 13]}
+    phone["mentions"] = [{"span": [2, 13], "text": "13912345678"}, {"span": [17, 28], "text": "13912345678"}]
+    shown = finding_display(phone, show_pii=False)
+    assert "13912345678" not in repr(shown)
+    assert finding_display(phone, show_pii=True)["mentions"][1]["text"] == "13912345678"
+    masked = pii_masked("电话13912345678，或13912345678", [phone])
+    assert "1391234" not in masked
+
+
+def test_a_contract_result_lists_each_clause_type_once_and_the_parties_with_their_roles(
+    client: Any, actors: Any
+) -> None:
+    contract = (
+        "委托方（以下简称甲方）：华东精密仪器有限公司\n受托方（以下简称乙方）：北辰软件技术有限公司\n"
+        "第一条 保密\n乙方对甲方的技术资料负有保密义务，不得向第三方披露。\n"
+        "第二条 违约责任\n乙方违反保密义务的，应向甲方支付违约金五万元。\n"
+    )
+    document = ran(actors, contract, kind="contract")
+    body = signed_in(client, actors.rita).get(f"/documents/{document.pk}/").content.decode()
+    assert body.count('data-testid="party-roles"') == 2
+    assert "（委托方、甲方）" in body
+    labels = [f["label"] for f in document.results.latest("version").data["findings"] if f["kind"] == "clause"]
+    assert labels.count("保密") == 1
 
 
 def test_pages_are_chinese_by_default_and_english_on_request(client: Any, actors: Any) -> None:
@@ -122,7 +162,7 @@ def test_result_shows_script_as_text_and_masks_pii_for_the_submitter(client: Any
     body = signed_in(client, actors.alice).get(f"/documents/{document.pk}/").content.decode()
     assert "<script>alert" not in body and "&lt;script&gt;alert" in body
     assert "13812345678" not in body
-    assert 'class="f-rule' in body and "data-testid=\"gate-decision\"" in body
+    assert 'class="f-rule' in body and 'data-testid="gate-decision"' in body
 
 
 def test_reviewer_sees_pii_in_full(client: Any, actors: Any) -> None:

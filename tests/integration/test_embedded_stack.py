@@ -41,14 +41,16 @@ def test_embedded_stack_processes_a_ticket_without_postgres_or_redis(tmp_path: P
     llm_server_require()
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
     llm_port = _free_port()
-    env.update({
-        "DOCGATE_DATA_DIR": str(tmp_path / "var"),
-        "PYTHONUNBUFFERED": "1",
-        # The stack starts its own llama.cpp server; the model file is shared with the other LLM tests.
-        "LLM_BASE_URL": f"http://127.0.0.1:{llm_port}/v1",
-        "DOCGATE_LLM_MODEL_DIR": str(model_dir()),
-        "LLM_MAX_OUTPUT_TOKENS": "64",
-    })
+    env.update(
+        {
+            "DOCGATE_DATA_DIR": str(tmp_path / "var"),
+            "PYTHONUNBUFFERED": "1",
+            # The stack starts its own llama.cpp server; the model file is shared with the other LLM tests.
+            "LLM_BASE_URL": f"http://127.0.0.1:{llm_port}/v1",
+            "DOCGATE_LLM_MODEL_DIR": str(model_dir()),
+            "LLM_MAX_OUTPUT_TOKENS": "64",
+        }
+    )
 
     def manage(*args: str) -> str:
         done = subprocess.run(

@@ -134,9 +134,7 @@ def test_extract_entities_does_not_find(text: str, label: str) -> None:
 
 
 def test_blank_signature_line_names_no_party() -> None:
-    assert [e.rule_id for e in extract_entities("甲方（盖章）：＿＿＿＿") if e.label == "PARTY"] == [
-        "party.role"
-    ]
+    assert [e.rule_id for e in extract_entities("甲方（盖章）：＿＿＿＿") if e.label == "PARTY"] == ["party.role"]
 
 
 def test_money_value_carries_currency() -> None:
@@ -145,9 +143,7 @@ def test_money_value_carries_currency() -> None:
 
 
 def test_dates_have_iso_values() -> None:
-    values = {
-        e.text: e.value for e in extract_entities("自二〇二三年五月一日至2024年4月30日") if e.label == "DATE"
-    }
+    values = {e.text: e.value for e in extract_entities("自二〇二三年五月一日至2024年4月30日") if e.label == "DATE"}
     assert values == {"二〇二三年五月一日": "2023-05-01", "2024年4月30日": "2024-04-30"}
 
 

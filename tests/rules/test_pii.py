@@ -64,11 +64,7 @@ def test_pii_spans_are_all_personal() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    st.text(
-        alphabet=st.sampled_from("0123456789１３８ -+()（）@.xX元¥市区号路联系人姓名：张家住Aa"), max_size=120
-    )
-)
+@given(st.text(alphabet=st.sampled_from("0123456789１３８ -+()（）@.xX元¥市区号路联系人姓名：张家住Aa"), max_size=120))
 def test_mask_pii_on_identifier_shaped_noise_keeps_length(text: str) -> None:
     assert len(mask_pii(text)) == len(text)
 

@@ -24,8 +24,9 @@ def shipped(public_rows: list[dict[str, Any]]) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def without_jade(public_rows: list[dict[str, Any]]) -> dict[str, Any]:
     """A model trained on everything licensed except JADE, scored on JADE and on the tickets (never trained on)."""
-    return evaluate_safety(public_rows, train_rows=list(jsonl_rows(shared_file("train/safety.jsonl"))),
-                           leave_out="jade-v2-easy")
+    return evaluate_safety(
+        public_rows, train_rows=list(jsonl_rows(shared_file("train/safety.jsonl"))), leave_out="jade-v2-easy"
+    )
 
 
 def test_harmful_requests_of_an_unseen_source_are_recalled(without_jade: dict[str, Any]) -> None:

@@ -234,7 +234,10 @@ def test_words_are_the_python_jiebas_words() -> None:
     jieba.setLogLevel(60)
     tokenizer = jieba.Tokenizer()
     texts = [row["text"] for row in safety_train_sample(40)] + [
-        "我被电信诈骗骗走了两万元，已经报警", "  全角　空格\n和换行 mixed English 123 ", "", "龍門飲茶，佢哋喺度傾偈",
+        "我被电信诈骗骗走了两万元，已经报警",
+        "  全角　空格\n和换行 mixed English 123 ",
+        "",
+        "龍門飲茶，佢哋喺度傾偈",
     ]
     for text in texts:
         expected = [word for word in tokenizer.lcut(text, HMM=False) if word.strip()]

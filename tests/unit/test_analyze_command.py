@@ -27,10 +27,16 @@ def _analyze(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+MAX_ENTITY_GROUPS = 40  # what one reviewer can read through for one contract
+
+
 def _spans(finding: dict[str, Any]) -> list[list[int]]:
-    spans = [finding[key] for key in ("span", "match_span") if key in finding]
+    keys = ("span", "match_span", "definition_span")
+    spans = [finding[key] for key in keys if key in finding]
     spans += finding.get("spans", [])
     spans += [hit["span"] for hit in finding.get("evidence", []) if isinstance(hit, dict) and "span" in hit]
+    for item in [*finding.get("occurrences", []), *finding.get("mentions", [])]:
+        spans += [item[key] for key in ("span", "match_span") if key in item]
     return spans
 
 
@@ -68,6 +74,14 @@ def test_every_public_contract_is_analyzed_without_a_database_and_its_spans_poin
         for clause in clauses:
             start, end = clause["match_span"]
             assert text[start:end].strip(), clause
+        labels = [clause["label"] for clause in clauses]
+        assert len(labels) == len(set(labels)), f"{line['path']}: a clause type found twice: {labels}"
+        entities = [f for f in data["findings"] if f["kind"] == "entity"]
+        assert len(entities) <= MAX_ENTITY_GROUPS, (line["path"], len(entities))
+        for entity in entities:
+            for mention in entity["mentions"]:
+                start, end = mention["span"]
+                assert text[start:end].strip(), (line["path"], mention)
 
 
 def test_unreadable_files_get_an_error_line_and_a_failing_exit_status(tmp_path: Path) -> None:

@@ -17,8 +17,12 @@ def _replies() -> list[str]:
         departments = {category.department, *(sub.department for sub in category.level2 if sub.department)}
         for department in departments:
             for urgent in (False, True):
-                finding: Finding = {"kind": "ticket_category", "source": "rule", "label": category.name,
-                                    "department": department}
+                finding: Finding = {
+                    "kind": "ticket_category",
+                    "source": "rule",
+                    "label": category.name,
+                    "department": department,
+                }
                 replies.add(ticket_reply_template(finding, urgent))
     return sorted(replies)
 
@@ -33,12 +37,14 @@ def _summaries() -> list[str]:
     return [
         contract_summary_template([]),
         contract_summary_template([clause("违约金/违约责任"), clause("保密")]),
-        contract_summary_template([
-            clause("定金"),
-            risk("定金约为合同标的额的35.0%，超过20%的部分不产生定金效力"),
-            risk("竞业限制期限为三年，超过法定最长两年"),
-            risk("合同同时约定违约金和定金，一方违约时对方只能选择适用其一"),
-        ]),
+        contract_summary_template(
+            [
+                clause("定金"),
+                risk("定金约为合同标的额的35.0%，超过20%的部分不产生定金效力"),
+                risk("竞业限制期限为三年，超过法定最长两年"),
+                risk("合同同时约定违约金和定金，一方违约时对方只能选择适用其一"),
+            ]
+        ),
     ]
 
 

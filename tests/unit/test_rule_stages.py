@@ -99,8 +99,9 @@ def test_trained_classifier_is_published_per_organisation_and_used_by_its_jobs(
     assert category["decided_by"] in {"both", "classifier", "rules"}
     assert category["classifier_label"] is not None
     # Globex trained nothing: its jobs use the rules alone.
-    job = document_submit(organisation=actors.globex,
-                          submission=Submission(kind="ticket", source="api", text=TICKET)).job
+    job = document_submit(
+        organisation=actors.globex, submission=Submission(kind="ticket", source="api", text=TICKET)
+    ).job
     job_run(job.pk, "w")
     other = Result.objects.get(job=job)
     other_category = next(f for f in other.data["findings"] if f["kind"] == "ticket_category")

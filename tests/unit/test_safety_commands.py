@@ -41,8 +41,12 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     evaluated = {row["text"] for row in evaluation}
     tickets = [row for row in jsonl_rows(shared_file("tickets/public.jsonl")) if row["text"] not in evaluated][:50]
     extra = _write(folder / "own.jsonl", [*tickets, {"text": evaluation[-1]["text"]}])
-    return {"train": _write(folder / "train.jsonl", picked), "data": _write(folder / "eval.jsonl", evaluation),
-            "extra": extra, "folder": str(folder)}
+    return {
+        "train": _write(folder / "train.jsonl", picked),
+        "data": _write(folder / "eval.jsonl", evaluation),
+        "extra": extra,
+        "folder": str(folder),
+    }
 
 
 def test_training_twice_with_the_command_writes_the_same_weights(corpus: dict[str, str]) -> None:
@@ -71,8 +75,14 @@ def test_cross_validation_scores_every_row_once_with_a_model_per_fold(corpus: di
 
 
 def test_extra_safe_texts_that_are_evaluation_rows_are_dropped(corpus: dict[str, str]) -> None:
-    report = _run("evaluate", "safety", data=corpus["data"], train=corpus["train"], leave_out="cvalues",
-                  extra_safe=[corpus["extra"]])
+    report = _run(
+        "evaluate",
+        "safety",
+        data=corpus["data"],
+        train=corpus["train"],
+        leave_out="cvalues",
+        extra_safe=[corpus["extra"]],
+    )
     assert report["model"]["extra_safe_used"] == 50
     assert report["model"]["extra_safe_dropped_as_evaluation_rows"] == 1
 

@@ -34,8 +34,9 @@ def test_an_organisation_trains_its_own_model_and_its_documents_use_it(
     settings.DOCGATE_MODELS_DIR = str(tmp_path / "models")
     train, own = _small_corpus(tmp_path)
     out = StringIO()
-    call_command("train_safety_model", data=[train], organisation="acme", extra_safe=[own], stdout=out,
-                 stderr=StringIO())
+    call_command(
+        "train_safety_model", data=[train], organisation="acme", extra_safe=[own], stdout=out, stderr=StringIO()
+    )
     published = json.loads(out.getvalue())
     assert Path(published["path"]).parent == tmp_path / "models" / "acme" / "safety"
     model = gate.safety_model_for("acme")
