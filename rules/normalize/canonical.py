@@ -7,12 +7,20 @@ Punctuation convention (one form per family, so a matcher needs one pattern):
   or more . or 。 → …… (two U+2026).
 - Everything else full-width in U+FF01..FF5E (letters, digits, symbols) and ￠￡￢￣￤￥￦ becomes half-width.
 Chinese numerals (壹仟贰佰元, 一千二百元) are not touched.
+
+Look-alike ideographs become the unified ideographs they stand for, one character for one: Kangxi Radicals and
+CJK Radicals Supplement (⼀ ⽅ ⼄ → 一 方 乙, as some PDF text layers carry them; Unicode's
+EquivalentUnifiedIdeograph.txt, `data/compat_ideographs.json`) and CJK Compatibility Ideographs (豈 U+F900 → 豈,
+their canonical decomposition).
 """
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
 from collections import Counter
+from pathlib import Path
 
 from rules.normalize.offsets import Edit, StepMap, apply_edits
 from rules.normalize.width import FULLWIDTH_ASCII
@@ -49,6 +57,21 @@ _FOLDS.update(
     (chr(code), (chr(ascii), "width")) for code, ascii in FULLWIDTH_ASCII.items() if chr(code) not in _FAMILY_FULLWIDTH
 )
 _FOLDS.update((char, (half, "width")) for char, half in _WIDTH_SYMBOLS.items())
+
+
+def _compat_ideographs() -> dict[str, str]:
+    """Radicals and compatibility ideographs → the unified ideograph each stands for (one character each)."""
+    data = json.loads((Path(__file__).resolve().parent / "data" / "compat_ideographs.json").read_text("utf-8"))
+    table: dict[str, str] = dict(data["radicals"])
+    for first, last in ((0xF900, 0xFAFF), (0x2F800, 0x2FA1F)):
+        for code in range(first, last + 1):
+            canonical = unicodedata.normalize("NFC", chr(code))
+            if canonical != chr(code) and len(canonical) == 1:
+                table[chr(code)] = canonical
+    return table
+
+
+_FOLDS.update((char, (ideograph, "ideograph")) for char, ideograph in _compat_ideographs().items())
 _FOLD = re.compile("[" + "".join(map(re.escape, _FOLDS)) + "]")
 
 

@@ -28,6 +28,7 @@ class NormalizeReport:
     invisible_removed: int
     line_ends_unified: int
     width_folds: int
+    ideographs_folded: int  # Kangxi / supplement radicals and compatibility ideographs made unified ideographs
     punctuation_folds: int
     spaces_removed: int
     lines_joined: int
@@ -77,6 +78,7 @@ class NormalizedText:
             invisible_removed=counts.get("invisible", 0),
             line_ends_unified=counts.get("crlf", 0) + counts.get("linesep", 0),
             width_folds=counts.get("width", 0),
+            ideographs_folded=counts.get("ideograph", 0),
             punctuation_folds=facts.punctuation_folds,
             spaces_removed=counts.get("spaces_removed", 0),
             lines_joined=counts.get("lines_joined", 0),
