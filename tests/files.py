@@ -70,3 +70,23 @@ def pdf_bytes(lines: list[str] | None) -> bytes:
         out.write(f"{offset:010d} 00000 n \n".encode())
     out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
     return out.getvalue()
+
+
+def cjk_pdf_bytes(pages: list[list[str]]) -> bytes:
+    """A PDF with a CJK text layer, one list of lines per page (reportlab's built-in STSong-Light CID font: the
+    text is real Unicode to any reader, and no font file is needed)."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen import canvas
+
+    if "STSong-Light" not in pdfmetrics.getRegisteredFontNames():
+        pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    buffer = io.BytesIO()
+    document = canvas.Canvas(buffer, invariant=True)
+    for lines in pages:
+        document.setFont("STSong-Light", 11)
+        for number, line in enumerate(lines):
+            document.drawString(50, 800 - 16 * number, line)
+        document.showPage()
+    document.save()
+    return buffer.getvalue()

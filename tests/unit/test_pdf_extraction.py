@@ -1,0 +1,75 @@
+"""PDF text through PDFium: reading order, fake-bold overlays collapsed, protection and broken files refused."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from pypdf import PdfReader, PdfWriter
+
+from contracts.intake.extraction import ExtractionError, ExtractionLimits, pdf_text
+from tests.files import cjk_pdf_bytes, pdf_bytes
+
+LIMITS = ExtractionLimits(max_unzipped_bytes=10_000_000, max_pdf_pages=50, max_text_chars=1_000_000)
+
+
+def _with_stream(stream: bytes) -> bytes:
+    """A one-page PDF (Helvetica) whose page draws `stream`."""
+    base = pdf_bytes(["X"])
+    old = b"BT\n/F1 12 Tf\n72 720 Td\n(X) Tj\n0 -16 Td\nET"
+    assert old in base
+    return base.replace(old, stream).replace(b"/Length %d" % len(old), b"/Length %d" % len(stream))
+
+
+def _protected(user_password: str) -> bytes:
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes(["Lease agreement"]))))
+    writer.encrypt(user_password=user_password, owner_password="owner-secret")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_lines_come_in_reading_order_with_newlines() -> None:
+    assert pdf_text(pdf_bytes(["Article 1 Term", "Article 2 Payment"]), LIMITS) == "Article 1 Term\nArticle 2 Payment"
+
+
+def test_fake_bold_glyphs_drawn_twice_are_read_once() -> None:
+    # Each glyph drawn twice, the second 0.4 pt to the right: how fake bold is rendered. pypdf reads "LLeeaassee".
+    pairs = b" ".join(b"(%s) Tj 0.4 0 Td (%s) Tj 7 0 Td" % (c, c) for c in (b"L", b"e", b"a", b"s", b"e"))
+    doubled = _with_stream(b"BT /F1 12 Tf 72 720 Td " + pairs + b" ET")
+    assert PdfReader(io.BytesIO(doubled)).pages[0].extract_text() == "LLeeaassee"
+    assert pdf_text(doubled, LIMITS) == "Lease"
+
+
+def test_a_password_protected_pdf_is_refused_but_an_owner_only_protection_is_read() -> None:
+    with pytest.raises(ExtractionError) as refused:
+        pdf_text(_protected("open-sesame"), LIMITS)
+    assert refused.value.code == "encrypted_pdf"
+    assert pdf_text(_protected(""), LIMITS) == "Lease agreement"
+
+
+@pytest.mark.parametrize("data", [b"%PDF-1.4\nnot really", pdf_bytes(["x"])[:60]], ids=["garbage", "truncated"])
+def test_broken_pdfs_are_refused_with_a_code(data: bytes) -> None:
+    with pytest.raises(ExtractionError) as refused:
+        pdf_text(data, LIMITS)
+    assert refused.value.code == "invalid_pdf"
+
+
+def test_more_pages_than_the_limit_are_refused() -> None:
+    writer = PdfWriter()
+    for _ in range(LIMITS.max_pdf_pages + 1):
+        writer.add_blank_page(width=72, height=72)
+    out = io.BytesIO()
+    writer.write(out)
+    with pytest.raises(ExtractionError) as refused:
+        pdf_text(out.getvalue(), LIMITS)
+    assert refused.value.code == "too_many_pages"
+
+
+def test_chinese_text_is_read_exactly_page_by_page() -> None:
+    pages = [
+        ["第一条 租赁期限", "租赁期限自2024年1月1日起至2026年12月31日止。"],
+        ["第二条 违约责任", "乙方逾期支付租金的，应支付违约金。"],
+    ]
+    text = pdf_text(cjk_pdf_bytes(pages), LIMITS)
+    assert text.split("\n") == [line for page in pages for line in page]
