@@ -228,6 +228,10 @@ SPECTACULAR_SETTINGS = {
         "JobStateEnum": "contracts.models.JobState",
         "ReviewStateEnum": "contracts.models.ReviewState",
         "DeliveryStateEnum": "contracts.models.DeliveryState",
+        "DocumentKindEnum": "contracts.models.DocumentKind",
+        "DocumentSourceEnum": "contracts.models.DocumentSource",
+        "FindingKindEnum": "contracts.api.result_schema.FINDING_KINDS",
+        "FindingSourceEnum": "contracts.api.result_schema.FINDING_SOURCES",
     },
 }
 

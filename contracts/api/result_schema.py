@@ -9,6 +9,12 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from contracts.models import DocumentKind
+
+# Choice sets named in the OpenAPI schema (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
+FINDING_KINDS = ("clause", "risk", "entity", "ticket_category", "urgency")
+FINDING_SOURCES = ("rule", "llm")
+
 
 def _span(help_text: str, *, required: bool = True) -> serializers.ListField:
     return serializers.ListField(
@@ -41,10 +47,10 @@ class FindingSerializer(serializers.Serializer):
     `urgency`, `entity`. Keys that do not apply to a kind are absent."""
 
     id = serializers.CharField(help_text="F1, F2 … (stable within a result version; review decisions name it)")
-    kind = serializers.ChoiceField(choices=["clause", "risk", "entity", "ticket_category", "urgency"])
+    kind = serializers.ChoiceField(choices=FINDING_KINDS)
     # DRF's metaclass takes declared fields off the class, so these do not shadow Field.label / Field.source.
     label = serializers.CharField(allow_null=True, help_text="clause type, risk code, entity label, category")  # type: ignore[assignment]
-    source = serializers.ChoiceField(choices=["rule", "llm"])  # type: ignore[assignment]
+    source = serializers.ChoiceField(choices=FINDING_SOURCES)  # type: ignore[assignment]
     provenance = serializers.ChoiceField(choices=["rule", "llm", "both"], required=False)
     span = _span("the primary evidence in the original text (clause: its article; entity: first or defining mention)")
     match_span = _span("clause: the words that matched in the primary evidence", required=False)
@@ -82,7 +88,7 @@ class FindingSerializer(serializers.Serializer):
 class ResultDataSerializer(serializers.Serializer):
     """A result's `data`: merged findings, gate, conflicts, confidence, the suggested response and routing."""
 
-    kind = serializers.ChoiceField(choices=["contract", "ticket"])
+    kind = serializers.ChoiceField(choices=DocumentKind.choices)
     findings = FindingSerializer(many=True)
     rejected_findings = FindingSerializer(many=True, required=False, help_text="after a review")
     review_reasons = serializers.ListField(child=serializers.CharField())
