@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 from xml.etree import ElementTree
 
+from contracts.intake.encodings import AmbiguousEncoding, Decoded, legacy_decode, utf16_without_bom
 from contracts.refusals import Refused
 
 WORD_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -48,31 +49,48 @@ def sniff_content_type(data: bytes) -> str:
     return "text/plain"
 
 
-def text_decode(data: bytes) -> tuple[str, str]:
-    """Decode plain text as UTF-8/UTF-16 (by BOM) or GB18030; return (text, encoding) or raise."""
+_BINARY_MESSAGE = "The file contains binary data, not text. Send .txt, .docx or .pdf."
+
+
+def text_decode(data: bytes) -> Decoded:
+    """Decode plain text (UTF-8, UTF-16 with or without BOM, GB18030, Big5-HKSCS; the rule is in
+    `contracts.intake.encodings`); raise ExtractionError for binary data, undecodable or ambiguous bytes."""
     if data.startswith(b"\xef\xbb\xbf"):
-        candidates = ["utf-8-sig"]
+        decoded = _strict(data, "utf-8-sig", "utf-8")
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        candidates = ["utf-16"]
+        decoded = _strict(data, "utf-16", "utf-16")
     elif b"\x00" in data:
-        # NUL bytes without a UTF-16 byte-order mark mean binary data (an image, an executable, a database).
-        raise ExtractionError("binary_content", "The file contains binary data, not text. Send .txt, .docx or .pdf.")
+        # NUL bytes mean UTF-16 without a byte-order mark, or binary data (an image, an executable, a database).
+        codec = utf16_without_bom(data)
+        decoded = _strict(data, codec, codec) if codec else None
+        if decoded is None:
+            raise ExtractionError("binary_content", _BINARY_MESSAGE)
     else:
-        candidates = ["utf-8", "gbk", "gb18030"]
-    for encoding in candidates:
-        try:
-            text = data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-        if _BINARY_CONTROL.search(text):
-            raise ExtractionError(
-                "binary_content", "The file contains binary data, not text. Send .txt, .docx or .pdf."
-            )
-        return text, {"utf-8-sig": "utf-8", "utf-16": "utf-16"}.get(encoding, encoding)
-    raise ExtractionError(
-        "undecodable_text",
-        "The text is not valid UTF-8, UTF-16 (with BOM) or GB18030/GBK. Re-save it in one of these encodings.",
-    )
+        decoded = _strict(data, "utf-8", "utf-8")
+        if decoded is None:
+            try:
+                decoded = legacy_decode(data)
+            except AmbiguousEncoding as exc:
+                first, second = exc.encodings
+                raise ExtractionError(
+                    "ambiguous_encoding",
+                    f"The text reads equally well as {first} and as {second}; re-save it as UTF-8.",
+                ) from exc
+    if decoded is None:
+        raise ExtractionError(
+            "undecodable_text",
+            "The text is not valid UTF-8, UTF-16, GB18030 or Big5-HKSCS. Re-save it as UTF-8.",
+        )
+    if _BINARY_CONTROL.search(decoded.text):
+        raise ExtractionError("binary_content", _BINARY_MESSAGE)
+    return decoded
+
+
+def _strict(data: bytes, codec: str, name: str) -> Decoded | None:
+    try:
+        return Decoded(data.decode(codec), name, 1.0)
+    except UnicodeDecodeError:
+        return None
 
 
 def _zip_member_read(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
@@ -192,7 +210,8 @@ def extract(data: bytes, limits: ExtractionLimits) -> Extracted:
     elif content_type.endswith("wordprocessingml.document"):
         text, encoding = docx_text(data, limits), ""
     else:
-        text, encoding = text_decode(data)
+        decoded = text_decode(data)
+        text, encoding = decoded.text, decoded.encoding
     if not text.strip():
         raise ExtractionError("empty_text", "The document contains no text.")
     if len(text) > limits.max_text_chars:

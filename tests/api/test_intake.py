@@ -51,7 +51,7 @@ def test_ticket_as_json_text_is_stored_with_a_queued_job(acme_api: Any, actors: 
 
 @pytest.mark.parametrize(
     ("encoding", "expected_label"),
-    [("utf-8", "utf-8"), ("utf-8-sig", "utf-8"), ("gbk", "gbk"), ("gb18030", "gb18030"), ("utf-16", "utf-16")],
+    [("utf-8", "utf-8"), ("utf-8-sig", "utf-8"), ("gbk", "gb18030"), ("gb18030", "gb18030"), ("utf-16", "utf-16")],
     ids=["utf8", "utf8-bom", "gbk", "gb18030-only-chars", "utf16-bom"],
 )
 def test_text_files_are_decoded_by_content(acme_api: Any, encoding: str, expected_label: str) -> None:
