@@ -9,7 +9,10 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends build-essential libgomp1 \
     && CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
        pip install --no-cache-dir -r requirements.txt \
-    && apt-get purge -y build-essential && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*
+    && apt-get purge -y build-essential && apt-get autoremove -y \
+    && apt-get install -y --no-install-recommends ocrmypdf tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-chi-tra \
+       libreoffice-writer-nogui \
+    && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN useradd --create-home docgate && mkdir -p /data && chown docgate /data
 USER docgate

@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 # so build for the x86-64-v3 baseline (AVX2/FMA/F16C) instead; the flags are ignored on other architectures.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: run test test-vllm lint bench install install-test clean browser-deps
+.PHONY: run test test-vllm lint bench install install-test clean browser-deps converters
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,20 @@ install: $(VENV)/.runtime
 
 install-test: $(VENV)/.test
 
-run: install
+# Converters for scans, images and legacy Office files (OCRmyPDF + Tesseract chi_sim/chi_tra, LibreOffice
+# headless), installed from Debian when missing and we are root. Without them those inputs are refused with what
+# to install, and /readyz lists them; everything else works.
+CONVERTER_PACKAGES := ocrmypdf tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-chi-tra libreoffice-writer-nogui
+converters:
+	@if ! command -v ocrmypdf >/dev/null 2>&1 || ! command -v soffice >/dev/null 2>&1 \
+	    || ! tesseract --list-langs 2>/dev/null | grep -qx chi_tra; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	      $(CONVERTER_PACKAGES) >/dev/null) || echo "converters: apt-get failed; scans and .doc stay refused" >&2; \
+	  else echo "converters: missing and not root; scans and .doc will be refused (apt-get install $(CONVERTER_PACKAGES))" >&2; fi; \
+	fi
+
+run: install converters
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py bootstrap_demo
@@ -39,7 +52,7 @@ browser-deps:
 	  else echo "browser-deps: chromium missing and not root; browser tests will skip" >&2; fi; \
 	fi
 
-test: install-test browser-deps
+test: install-test browser-deps converters
 	@eval "$$(bash tests/services.sh)" && \
 	  DOCGATE_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
 
@@ -54,7 +67,7 @@ lint: install-test
 	$(VENV)/bin/lint-imports
 
 bench: install-test
-	@$(PY) -m tests.benchmarks.run
+	@eval "$$(bash tests/services.sh)" && $(PY) -m tests.benchmarks.run
 
 clean:
 	rm -rf var/test .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -106,6 +106,10 @@ DOCGATE_MAX_UPLOAD_BYTES = envint("DOCGATE_MAX_UPLOAD_BYTES", 10 * 1024 * 1024)
 DOCGATE_MAX_TEXT_CHARS = envint("DOCGATE_MAX_TEXT_CHARS", 2_000_000)
 DOCGATE_MAX_UNZIPPED_BYTES = envint("DOCGATE_MAX_UNZIPPED_BYTES", 50 * 1024 * 1024)
 DOCGATE_MAX_PDF_PAGES = envint("DOCGATE_MAX_PDF_PAGES", 500)
+# LibreOffice or OCR on one document in the worker; past it the converter's process group is killed.
+DOCGATE_CONVERSION_TIMEOUT_S = envfloat("DOCGATE_CONVERSION_TIMEOUT_S", 300.0)
+# An OCRed page whose mean word confidence (Tesseract, 0-100) is below this sends the job to review.
+DOCGATE_OCR_MIN_CONFIDENCE = envfloat("DOCGATE_OCR_MIN_CONFIDENCE", 70.0)
 # Room for multipart framing around a file at the size limit; Django rejects larger bodies itself.
 DATA_UPLOAD_MAX_MEMORY_SIZE = DOCGATE_MAX_UPLOAD_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440

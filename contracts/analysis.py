@@ -9,7 +9,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from contracts.intake.submission import Submission, submission_validate
+from contracts.intake.errors import ExtractionError
+from contracts.intake.submission import IntakeError, Submission, refusal_status, submission_validate
 from contracts.models import Document, DocumentSource, Job, Organisation
 from contracts.pipeline import result_data
 from contracts.stages.base import JobContext, LLMOutcome, Stage
@@ -39,9 +40,8 @@ def document_analyze(
     organisation's trained models (ticket classifier, safety model) from DOCGATE_MODELS_DIR; none by default.
     QA sampling is off: a local analysis has no review queue to sample for.
     """
-    _raw, text, content_type, encoding = submission_validate(
-        Submission(kind=kind, source=DocumentSource.API, data=raw, original_name=name)
-    )
+    validated = submission_validate(Submission(kind=kind, source=DocumentSource.API, data=raw, original_name=name))
+    text, content_type, encoding = validated.text, validated.content_type, validated.encoding
     organisation = Organisation(slug=organisation_slug, name=organisation_slug or "local")
     document = Document(
         id=uuid.uuid4(), organisation=organisation, kind=kind, source=DocumentSource.API, text=text,
@@ -50,9 +50,12 @@ def document_analyze(
     job = Job(id=uuid.uuid4(), organisation=organisation, document=document)
     ctx = JobContext(job=job, document=document, attempt=1, text=text)
     stages: list[Stage] = [
-        ExtractionStage(), NormalizeStage(), RulesStage(), LLMStage() if llm else _LLMOff(), GateStage(),
+        ExtractionStage(original=raw), NormalizeStage(), RulesStage(), LLMStage() if llm else _LLMOff(), GateStage(),
         MergeStage(qa_sampling=False),
     ]  # fmt: skip
-    for stage in stages:
-        stage.run(ctx)
+    try:
+        for stage in stages:
+            stage.run(ctx)
+    except ExtractionError as exc:
+        raise IntakeError(exc.code, exc.message, refusal_status(exc)) from exc
     return result_data(ctx)

@@ -114,6 +114,8 @@ class Document(models.Model):
     size_bytes = models.PositiveBigIntegerField()
     sha256 = models.CharField(max_length=64)
     encoding = models.CharField(max_length=32, blank=True)
+    # How sure the encoding of a plain-text file is (contracts.intake.encodings); null where it does not apply.
+    encoding_confidence = models.FloatField(null=True, blank=True)
     text = models.TextField()
     metadata = models.JSONField(default=dict, blank=True)
     reference = models.CharField(max_length=200, blank=True)

@@ -20,6 +20,7 @@ from django.utils.module_loading import import_string
 
 from contracts.audit import audit_record
 from contracts.models import Job, JobState
+from contracts.refusals import Refused
 from contracts.results import result_write
 from contracts.review.workflow import review_task_open
 from contracts.stages.base import JobContext, Stage
@@ -29,7 +30,7 @@ from contracts.stages.llm import LLMStage
 from contracts.stages.merge import MergeStage
 from contracts.stages.normalize import NormalizeStage
 from contracts.stages.rules import RulesStage
-from contracts.webhooks.delivery import webhook_event_final
+from contracts.webhooks.delivery import webhook_event_failed, webhook_event_final
 
 logger = logging.getLogger(__name__)
 
@@ -134,8 +135,17 @@ def job_run(job_id: JobId, worker: str, stages: Sequence[Stage] | None = None) -
 
 
 def _error_record(exc: BaseException, stage_name: str) -> dict[str, Any]:
+    """What the job's `error` says: the stage, a stable `code` (a refusal's own, else the exception's type), the
+    message and the last frames of the trace (kept from API answers and webhooks)."""
     tail = traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:]
-    return {"stage": stage_name, "type": type(exc).__name__, "message": str(exc)[:2000], "trace": "".join(tail)}
+    code = exc.code if isinstance(exc, Refused) else type(exc).__name__
+    return {
+        "stage": stage_name,
+        "code": code,
+        "type": type(exc).__name__,
+        "message": str(exc)[:2000],
+        "trace": "".join(tail),
+    }
 
 
 def _lease_extend(job_id: JobId, attempt: int, timings: dict[str, Any]) -> None:
@@ -166,7 +176,7 @@ def job_fail(job_id: JobId, attempt: int | None, error: dict[str, Any]) -> None:
     now = timezone.now()
     with transaction.atomic():
         if jobs.update(state=JobState.FAILED, finished_at=now, lease_expires_at=None, error=error) == 1:
-            job = Job.objects.select_related("organisation").get(pk=job_id)
+            job = Job.objects.select_related("organisation", "document").get(pk=job_id)
             audit_record(
                 organisation=job.organisation,
                 action="job.failed",
@@ -174,6 +184,7 @@ def job_fail(job_id: JobId, attempt: int | None, error: dict[str, Any]) -> None:
                 system="pipeline",
                 after={"error": {k: v for k, v in error.items() if k != "trace"}},
             )
+            webhook_event_failed(job=job)
 
 
 def result_data(ctx: JobContext) -> dict[str, Any]:

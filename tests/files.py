@@ -8,21 +8,35 @@ from xml.sax.saxutils import escape
 
 CONTENT_TYPES = (
     '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
-    'content-types"><Default Extension="xml" ContentType="application/xml"/></Types>'
+    'content-types"><Default Extension="xml" ContentType="application/xml"/>'
+    '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+    '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+    'wordprocessingml.document.main+xml"/></Types>'
+)
+# The package relationship that names word/document.xml as the main document (Word and LibreOffice need it).
+PACKAGE_RELS = (
+    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+    'relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+    'relationships/officeDocument" Target="word/document.xml"/></Relationships>'
 )
 
 
 def docx_bytes(paragraphs: list[str]) -> bytes:
     """Return a minimal but valid .docx whose body holds the given paragraphs."""
     body = "".join(f"<w:p><w:r><w:t>{escape(p)}</w:t></w:r></w:p>" for p in paragraphs)
-    document = (
+    return docx_with_xml(
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
         '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
         f"<w:body>{body}</w:body></w:document>"
     )
+
+
+def docx_with_xml(document: str) -> bytes:
+    """Return a .docx archive whose word/document.xml is exactly `document`."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("[Content_Types].xml", CONTENT_TYPES)
+        archive.writestr("_rels/.rels", PACKAGE_RELS)
         archive.writestr("word/document.xml", document)
     return buffer.getvalue()
 

@@ -100,6 +100,7 @@ class DocumentSerializer(serializers.ModelSerializer):
             "size_bytes",
             "sha256",
             "encoding",
+            "encoding_confidence",
             "reference",
             "metadata",
             "created_at",

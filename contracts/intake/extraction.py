@@ -4,52 +4,45 @@ from __future__ import annotations
 
 import io
 import re
-import threading
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from xml.etree import ElementTree
 
 from contracts.intake.encodings import AmbiguousEncoding, Decoded, legacy_decode, utf16_without_bom
-from contracts.refusals import Refused
+from contracts.intake.errors import Extracted, ExtractionError, ExtractionLimits
+from contracts.intake.ocr import IMAGE_TYPES, ocr_text, sniff_image
+from contracts.intake.office import OFFICE_TYPES, office_check, office_text, sniff_office
+from contracts.intake.pdf import pdf_check, pdf_pages
+from contracts.intake.sandbox import converter_require, converter_status
 
 WORD_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 # Control characters other than tab, newline, carriage return and form feed mark binary data, not text.
 _BINARY_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
-class ExtractionError(Refused):
-    """The upload cannot be read; `code` is a stable machine-readable reason."""
-
-
-@dataclass(frozen=True)
-class Extracted:
-    """Text recovered from an upload, with what was detected about it."""
-
-    text: str
-    content_type: str
-    encoding: str
-
-
-@dataclass(frozen=True)
-class ExtractionLimits:
-    """Bounds that keep hostile files from exhausting memory or time."""
-
-    max_unzipped_bytes: int
-    max_pdf_pages: int
-    max_text_chars: int
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+PDF = "application/pdf"
+TEXT = "text/plain"
 
 
 def sniff_content_type(data: bytes) -> str:
-    """Return the MIME type recognised from the leading bytes (PDF, DOCX, otherwise plain text)."""
+    """Return the MIME type recognised from the leading bytes: PDF, an image, a legacy or open Office document,
+    DOCX, otherwise plain text."""
     if data.startswith(b"%PDF-"):
-        return "application/pdf"
+        return PDF
+    recognised = sniff_image(data) or sniff_office(data)
+    if recognised is not None:
+        return recognised
     if data.startswith(b"PK\x03\x04"):
-        return "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-    return "text/plain"
+        return DOCX
+    return TEXT
 
 
-_BINARY_MESSAGE = "The file contains binary data, not text. Send .txt, .docx or .pdf."
+_BINARY_MESSAGE = (
+    "The file contains binary data DocGate does not read. Send .txt, .docx, .doc, .rtf, .odt, .pdf or an image."
+)
 
 
 def text_decode(data: bytes) -> Decoded:
@@ -104,8 +97,9 @@ def _zip_member_read(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
     return out.getvalue()
 
 
-def docx_text(data: bytes, limits: ExtractionLimits) -> str:
-    """Extract paragraph text from a .docx; reject archives that are broken or expand too far."""
+@contextmanager
+def docx_opened(data: bytes, limits: ExtractionLimits) -> Iterator[zipfile.ZipFile]:
+    """Open a .docx archive and check it cheaply: a valid zip, within the expansion limit, with a document."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:
@@ -119,6 +113,12 @@ def docx_text(data: bytes, limits: ExtractionLimits) -> str:
             raise ExtractionError("archive_too_large", "The .docx expands beyond the allowed size.")
         if "word/document.xml" not in archive.namelist():
             raise ExtractionError("invalid_docx", "The zip archive is not a Word document (no word/document.xml).")
+        yield archive
+
+
+def docx_text(data: bytes, limits: ExtractionLimits) -> str:
+    """Extract paragraph text from a .docx; reject archives that are broken or expand too far."""
+    with docx_opened(data, limits) as archive:
         try:
             xml = _zip_member_read(archive, "word/document.xml", limits.max_unzipped_bytes)
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
@@ -143,55 +143,59 @@ def docx_text(data: bytes, limits: ExtractionLimits) -> str:
     return "\n".join(paragraphs)
 
 
-# PDFium may be called from one thread at a time per process, even for different documents (pypdfium2's rule).
-_PDFIUM_LOCK = threading.Lock()
+def intake_check(data: bytes, limits: ExtractionLimits) -> Extracted | None:
+    """The cheap checks intake makes before storing an upload; the text of a plain-text file, None for a file
+    whose text the worker extracts (`extract`). Raises ExtractionError for what can be refused at once, including
+    a type whose converter this machine lacks."""
+    if not data:
+        raise ExtractionError("empty_file", "The file is empty.")
+    content_type = sniff_content_type(data)
+    if content_type == PDF:
+        pdf_check(data, limits)
+    elif content_type == DOCX:
+        with docx_opened(data, limits):
+            pass
+    elif content_type in IMAGE_TYPES:
+        converter_require("ocr", "An image")
+    elif content_type in OFFICE_TYPES:
+        office_check(data, content_type, limits)
+    else:
+        return _text_checked(content_type, text_decode(data), limits)
+    return None
 
 
-def pdf_text(data: bytes, limits: ExtractionLimits) -> str:
-    """Extract the text layer of a PDF with PDFium, page by page in reading order; reject password-protected,
-    broken or over-long files. PDFium counts the real page tree (a lying /Count costs nothing) and drops the
-    duplicate glyphs a fake-bold rendering draws over each other ("第第三三条条" reads 第三条)."""
-    import pypdfium2 as pdfium  # heavy: the PDFium library, loaded only for PDF uploads
-
-    with _PDFIUM_LOCK:
-        try:
-            document = pdfium.PdfDocument(data)
-        except pdfium.PdfiumError as exc:
-            if "password" in str(exc).lower():
-                raise ExtractionError(
-                    "encrypted_pdf", "The PDF is password-protected; send an unprotected copy."
-                ) from exc
-            raise ExtractionError("invalid_pdf", "The PDF cannot be read.") from exc
-        try:
-            return _pdf_pages_text(document, limits)
-        finally:
-            document.close()
+def _text_checked(content_type: str, decoded: Decoded, limits: ExtractionLimits, **ocr: Any) -> Extracted:
+    if not decoded.text.strip():
+        raise ExtractionError("empty_text", "The document contains no text.")
+    if len(decoded.text) > limits.max_text_chars:
+        raise ExtractionError("text_too_long", f"The text is longer than {limits.max_text_chars} characters.")
+    return Extracted(
+        text=decoded.text,
+        content_type=content_type,
+        encoding=decoded.encoding,
+        confidence=decoded.confidence,
+        ocr=ocr.get("ocr"),
+    )
 
 
-def _pdf_pages_text(document: Any, limits: ExtractionLimits) -> str:
-    """The text of every page of an open PDFium document, pages joined by a newline (lines end in \n)."""
-    import pypdfium2 as pdfium  # heavy: the PDFium library, loaded only for PDF uploads
-
-    page_count = len(document)
-    if page_count > limits.max_pdf_pages:
-        raise ExtractionError("too_many_pages", f"The PDF has {page_count} pages; the limit is {limits.max_pdf_pages}.")
-    parts: list[str] = []
-    total = 0
-    for number in range(page_count):
-        try:
-            page = document[number]
-            textpage = page.get_textpage()
-            text = textpage.get_text_range()
-            textpage.close()
-            page.close()
-        except pdfium.PdfiumError as exc:
-            raise ExtractionError("invalid_pdf", f"Page {number + 1} of the PDF cannot be read.") from exc
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        total += len(text)
-        if total > limits.max_text_chars:
-            raise ExtractionError("text_too_long", "The PDF holds more text than DocGate accepts.")
-        parts.append(text)
-    return "\n".join(parts)
+def _pdf_extracted(data: bytes, limits: ExtractionLimits) -> Extracted:
+    """A PDF's text layer; pages that show an image but carry no text (scans) go through OCR when it is installed."""
+    pages = pdf_pages(data, limits)
+    if any(page.needs_ocr for page in pages) and converter_status("ocr").available:
+        text, ocr = ocr_text(data, PDF, limits)
+        return _text_checked(PDF, Decoded(text, "", 1.0), limits, ocr=ocr)
+    text = "\n".join(page.text for page in pages)
+    if not text.strip():
+        hint = (
+            ""
+            if converter_status("ocr").available
+            else f" OCR is not installed here ({converter_status('ocr').detail})."
+        )
+        raise ExtractionError(
+            "pdf_without_text",
+            f"The PDF has no text layer (it is probably a scan).{hint} Send a text PDF, .docx or .txt.",
+        )
+    return _text_checked(PDF, Decoded(text, "", 1.0), limits)
 
 
 def extract(data: bytes, limits: ExtractionLimits) -> Extracted:
@@ -199,21 +203,13 @@ def extract(data: bytes, limits: ExtractionLimits) -> Extracted:
     if not data:
         raise ExtractionError("empty_file", "The file is empty.")
     content_type = sniff_content_type(data)
-    if content_type == "application/pdf":
-        text, encoding = pdf_text(data, limits), ""
-        if not text.strip():
-            raise ExtractionError(
-                "pdf_without_text",
-                "The PDF has no text layer (it is probably a scan). DocGate does not run OCR: send a text PDF,"
-                " .docx or .txt.",
-            )
-    elif content_type.endswith("wordprocessingml.document"):
-        text, encoding = docx_text(data, limits), ""
-    else:
-        decoded = text_decode(data)
-        text, encoding = decoded.text, decoded.encoding
-    if not text.strip():
-        raise ExtractionError("empty_text", "The document contains no text.")
-    if len(text) > limits.max_text_chars:
-        raise ExtractionError("text_too_long", f"The text is longer than {limits.max_text_chars} characters.")
-    return Extracted(text=text, content_type=content_type, encoding=encoding)
+    if content_type == PDF:
+        return _pdf_extracted(data, limits)
+    if content_type == DOCX:
+        return _text_checked(content_type, Decoded(docx_text(data, limits), "", 1.0), limits)
+    if content_type in IMAGE_TYPES:
+        text, ocr = ocr_text(data, content_type, limits)
+        return _text_checked(content_type, Decoded(text, "", 1.0), limits, ocr=ocr)
+    if content_type in OFFICE_TYPES:
+        return _text_checked(content_type, Decoded(office_text(data, content_type, limits), "", 1.0), limits)
+    return _text_checked(content_type, text_decode(data), limits)

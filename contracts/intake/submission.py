@@ -1,4 +1,8 @@
-"""Intake: validate, extract, de-duplicate, store the document and its job, enqueue after commit."""
+"""Intake: validate, de-duplicate, store the document and its job, enqueue after commit.
+
+A plain-text file is decoded here (decoding is how it is validated); a PDF or Word file is only checked cheaply
+(its structure, size and page count) and stored: the worker's extract stage reads its text, off the request path.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from django.db import IntegrityError, transaction
 
 from contracts.audit import audit_record
 from contracts.dispatch import JOB_RUN, task_send_on_commit
-from contracts.intake.extraction import ExtractionError, ExtractionLimits, extract
+from contracts.intake.extraction import ExtractionError, ExtractionLimits, intake_check, sniff_content_type
 from contracts.models import ApiKey, Document, DocumentKind, DocumentSource, Job, Organisation
 from contracts.refusals import Refused
 
@@ -53,11 +57,24 @@ def extraction_limits() -> ExtractionLimits:
         max_unzipped_bytes=settings.DOCGATE_MAX_UNZIPPED_BYTES,
         max_pdf_pages=settings.DOCGATE_MAX_PDF_PAGES,
         max_text_chars=settings.DOCGATE_MAX_TEXT_CHARS,
+        conversion_timeout_s=settings.DOCGATE_CONVERSION_TIMEOUT_S,
     )
 
 
-def submission_validate(submission: Submission) -> tuple[bytes, str, str, str]:
-    """Check a submission and extract its text; return (raw bytes, text, content type, encoding)."""
+@dataclass(frozen=True)
+class Validated:
+    """A submission that passed intake: its bytes, its text ("" until the worker reads a PDF or Word file), the
+    content type and, for a plain-text file, the encoding and how sure it is."""
+
+    raw: bytes
+    text: str
+    content_type: str
+    encoding: str
+    encoding_confidence: float | None = None
+
+
+def submission_validate(submission: Submission) -> Validated:
+    """Check a submission cheaply (a PDF or Word file's text is read later, by the worker)."""
     if submission.kind not in DocumentKind.values:
         raise IntakeError("unknown_kind", f"kind must be one of {', '.join(DocumentKind.values)}.")
     if submission.source not in DocumentSource.values:
@@ -70,18 +87,26 @@ def submission_validate(submission: Submission) -> tuple[bytes, str, str, str]:
             raise IntakeError("empty_text", "The text is empty.")
         if len(text) > settings.DOCGATE_MAX_TEXT_CHARS:
             raise IntakeError("text_too_long", f"The text exceeds {settings.DOCGATE_MAX_TEXT_CHARS} characters.", 413)
-        return text.encode("utf-8"), text, "text/plain", "utf-8"
+        return Validated(text.encode("utf-8"), text, "text/plain", "utf-8")
     assert submission.data is not None
     if len(submission.data) > settings.DOCGATE_MAX_UPLOAD_BYTES:
         raise IntakeError(
             "file_too_large", f"The file exceeds the limit of {settings.DOCGATE_MAX_UPLOAD_BYTES} bytes.", 413
         )
     try:
-        extracted = extract(submission.data, extraction_limits())
+        checked = intake_check(submission.data, extraction_limits())
     except ExtractionError as exc:
-        status = 413 if exc.code in {"archive_too_large", "text_too_long", "too_many_pages"} else 422
-        raise IntakeError(exc.code, exc.message, status) from exc
-    return submission.data, text_sanitize(extracted.text), extracted.content_type, extracted.encoding
+        raise IntakeError(exc.code, exc.message, refusal_status(exc)) from exc
+    if checked is None:
+        return Validated(submission.data, "", sniff_content_type(submission.data), "")
+    return Validated(
+        submission.data, text_sanitize(checked.text), checked.content_type, checked.encoding, checked.confidence
+    )
+
+
+def refusal_status(exc: ExtractionError) -> int:
+    """The HTTP status of an extraction refusal: 413 for what is too big, 422 for what cannot be read."""
+    return 413 if exc.code in {"archive_too_large", "text_too_long", "too_many_pages"} else 422
 
 
 def text_sanitize(text: str) -> str:
@@ -113,7 +138,8 @@ def document_submit(
     api_key: ApiKey | None = None,
 ) -> IntakeOutcome:
     """Store a new document with a queued job, or return the existing one with the same checksum."""
-    raw, text, content_type, encoding = submission_validate(submission)
+    validated = submission_validate(submission)
+    raw = validated.raw
     sha256 = hashlib.sha256(raw).hexdigest()
     existing = _existing_outcome(organisation, sha256)
     if existing is not None:
@@ -124,11 +150,12 @@ def document_submit(
         source=submission.source,
         title=submission.title[:300],
         original_name=submission.original_name[:255],
-        content_type=content_type,
+        content_type=validated.content_type,
         size_bytes=len(raw),
         sha256=sha256,
-        encoding=encoding,
-        text=text,
+        encoding=validated.encoding,
+        encoding_confidence=validated.encoding_confidence,
+        text=validated.text,
         metadata=submission.metadata,
         reference=submission.reference[:200],
         submitted_by=user if getattr(user, "is_authenticated", False) else None,

@@ -14,6 +14,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from kombu import Connection
 
+from contracts.intake.sandbox import CONVERTERS, converter_status, network_isolated
 from contracts.llm import llm_breaker_snapshot
 from rules.safety.model import SafetyModelError, load_safety_model
 
@@ -94,6 +95,17 @@ def readiness() -> tuple[bool, dict[str, Any]]:
     return all(c.ok for c in checks.values()), {name: c.as_dict() for name, c in checks.items()}
 
 
+def converters() -> dict[str, Any]:
+    """The outside converters and whether each is installed: a missing one refuses its input types (scans and
+    images; .doc, .wps, .rtf, .odt) with what to install, and does not make the service unready."""
+    states = {name: converter_status(name) for name in CONVERTERS}
+    listed: dict[str, Any] = {
+        name: {"available": state.available, "detail": state.detail} for name, state in states.items()
+    }
+    listed["network_isolation"] = network_isolated()
+    return listed
+
+
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -104,6 +116,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @never_cache
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
-    """200 when the database, broker, LLM and safety model are usable, 503 with the failing check otherwise."""
+    """200 when the database, broker, LLM and safety model are usable, 503 with the failing check otherwise; the
+    converters (OCR, LibreOffice) are listed either way."""
     ok, checks = readiness()
-    return JsonResponse({"status": "ready" if ok else "unavailable", "checks": checks}, status=200 if ok else 503)
+    body = {"status": "ready" if ok else "unavailable", "checks": checks, "converters": converters()}
+    return JsonResponse(body, status=200 if ok else 503)

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from contracts.audit import audit_record
 from contracts.dispatch import WEBHOOK_DELIVER, backoff_delay_s, task_send_on_commit
-from contracts.models import DeliveryState, Job, Organisation, Result, RowId, WebhookDelivery, WebhookEndpoint
+from contracts.models import DeliveryState, Document, Job, Organisation, Result, RowId, WebhookDelivery, WebhookEndpoint
 from contracts.refusals import Refused
 from contracts.webhooks.outbound import (
     SIGNATURE_VERSION,
@@ -27,6 +27,7 @@ from contracts.webhooks.outbound import (
 )
 
 EVENT_RESULT_FINAL = "result.final"
+EVENT_JOB_FAILED = "job.failed"
 USER_AGENT = "DocGate-Webhook/1"
 TIMEOUT_S = 10.0
 MAX_ERROR_CHARS = 1000
@@ -62,31 +63,62 @@ def webhook_body(payload: dict[str, Any]) -> bytes:
 
 def webhook_event_final(*, result: Result) -> WebhookDelivery | None:
     """Record a `result.final` delivery for the organisation's active endpoint and send it after commit."""
-    endpoint = WebhookEndpoint.objects.filter(organisation_id=result.organisation_id, active=True).first()
+    job_state = Job.objects.filter(pk=result.job_id).values_list("state", flat=True).first()
+    return _event_record(
+        organisation_id=result.organisation_id,
+        event=EVENT_RESULT_FINAL,
+        event_key=f"result:{result.pk}",
+        body={
+            "document": _document_ref(result.document),
+            "job": {"id": str(result.job_id), "state": job_state},
+            "result": {"version": result.version, "data": result.data, "provenance": result.provenance},
+        },
+    )
+
+
+def webhook_event_failed(*, job: Job) -> WebhookDelivery | None:
+    """Record a `job.failed` delivery: the document could not be analysed (it and its original are kept); the
+    error's code, message and stage say why (never its trace)."""
+    error = job.error or {}
+    return _event_record(
+        organisation_id=job.organisation_id,
+        event=EVENT_JOB_FAILED,
+        event_key=f"job-failed:{job.pk}:{job.attempts}",
+        body={
+            "document": _document_ref(job.document),
+            "job": {
+                "id": str(job.pk),
+                "state": job.state,
+                "error": {key: error.get(key) for key in ("code", "message", "stage")},
+            },
+        },
+    )
+
+
+def _document_ref(document: Document) -> dict[str, Any]:
+    """How an event names its document: id, kind and the caller's own reference."""
+    return {"id": str(document.pk), "kind": document.kind, "reference": document.reference}
+
+
+def _event_record(*, organisation_id: Any, event: str, event_key: str, body: dict[str, Any]) -> WebhookDelivery | None:
+    """Record one delivery of an event for the organisation's active endpoint (once per event key) and send it
+    after commit; None when the organisation has no active endpoint."""
+    endpoint = WebhookEndpoint.objects.filter(organisation_id=organisation_id, active=True).first()
     if endpoint is None:
         return None
     delivery_id = uuid.uuid4()
-    document = result.document
-    job_state = Job.objects.filter(pk=result.job_id).values_list("state", flat=True).first()
     payload = {
         "id": str(delivery_id),
-        "type": EVENT_RESULT_FINAL,
+        "type": event,
         "created_at": timezone.now().isoformat(),
         "organisation": endpoint.organisation.slug,
-        "document": {"id": str(document.pk), "kind": document.kind, "reference": document.reference},
-        "job": {"id": str(result.job_id), "state": job_state},
-        "result": {"version": result.version, "data": result.data, "provenance": result.provenance},
+        **body,
     }
     with transaction.atomic():
         delivery, created = WebhookDelivery.objects.get_or_create(
             endpoint=endpoint,
-            event_key=f"result:{result.pk}",
-            defaults={
-                "id": delivery_id,
-                "organisation_id": result.organisation_id,
-                "event": EVENT_RESULT_FINAL,
-                "payload": payload,
-            },
+            event_key=event_key,
+            defaults={"id": delivery_id, "organisation_id": organisation_id, "event": event, "payload": payload},
         )
         if created:
             task_send_on_commit(WEBHOOK_DELIVER, str(delivery.pk))

@@ -34,6 +34,7 @@ LABELS: dict[str, Any] = {
     "llm_unavailable": _("LLM unavailable"),
     "degraded": _("Degraded (rules only)"),
     "qa_sample": _("QA sample"),
+    "ocr_low_confidence": _("OCR unsure of a page"),
     "approve": _("Approved"),
     "correct": _("Corrected"),
     "reject": _("Rejected"),

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from pypdf import PdfWriter
 
-from contracts.models import Document
+from contracts.models import Document, Job
+from contracts.pipeline import job_run
 from tests.api.test_intake import URL, assert_nothing_stored, upload
-from tests.files import pdf_bytes
+from tests.files import cjk_pdf_bytes, pdf_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +45,21 @@ def test_pdf_claiming_ten_million_pages_is_read_by_its_real_pages_quickly(acme_a
     response = upload(acme_api, "huge.pdf", lying)
     assert time.perf_counter() - started < 10
     assert response.status_code == 201, response.json()
-    assert "Contract" in Document.objects.get(pk=response.json()["document"]["id"]).text
+    document = Document.objects.get(pk=response.json()["document"]["id"])
+    job_run(Job.objects.get(document=document).pk, "hostile-test")
+    document.refresh_from_db()
+    assert "Contract" in document.text
+
+
+def test_a_500_page_pdf_is_accepted_at_intake_and_read_in_the_worker(acme_api: Any, settings: Any) -> None:
+    pages = [[f"第{n}页 本页约定第{n}项服务内容。"] for n in range(1, settings.DOCGATE_MAX_PDF_PAGES + 1)]
+    response = upload(acme_api, "long-contract.pdf", cjk_pdf_bytes(pages))
+    assert response.status_code == 201, response.json()
+    document = Document.objects.get(pk=response.json()["document"]["id"])
+    assert document.text == "", "intake opened and counted the PDF, it did not read it"
+    job_run(Job.objects.get(document=document).pk, "hostile-test")
+    document.refresh_from_db()
+    assert document.text.count("\n") == len(pages) - 1 and "第500页" in document.text
 
 
 def test_pdf_with_more_real_pages_than_the_limit_is_a_413(acme_api: Any, settings: Any) -> None:

@@ -10,8 +10,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 
-from contracts.models import ApiKey, AuditEvent, Document, Job
-from tests.files import docx_bytes, pdf_bytes, zip_bomb_docx
+from contracts.models import ApiKey, AuditEvent, Document, Job, JobState
+from contracts.pipeline import job_run
+from tests.files import docx_bytes, docx_with_xml, pdf_bytes, zip_bomb_docx
 
 pytestmark = pytest.mark.django_db
 
@@ -21,6 +22,16 @@ TICKET = "我家小区门口的垃圾站臭气熏天，已经反映三次了，�
 
 def upload(client: Any, name: str, data: bytes, kind: str = "contract", **extra: Any) -> Any:
     return client.post(URL, {"kind": kind, "file": SimpleUploadedFile(name, data), **extra}, format="multipart")
+
+
+def extracted(response: Any) -> Document:
+    """The uploaded document after its job ran: a PDF's or Word file's text is read by the worker, not intake."""
+    assert response.status_code == 201, response.json()
+    document = Document.objects.get(pk=response.json()["document"]["id"])
+    assert document.text == "", "intake only checks a PDF or Word file"
+    job_run(Job.objects.get(document=document).pk, "intake-test")
+    document.refresh_from_db()
+    return document
 
 
 def assert_nothing_stored(media_root: str) -> None:
@@ -62,14 +73,15 @@ def test_text_files_are_decoded_by_content(acme_api: Any, encoding: str, expecte
     document = Document.objects.get(pk=response.json()["document"]["id"])
     assert document.text == text
     assert document.encoding == expected_label
+    assert document.encoding_confidence is not None and 0.5 < document.encoding_confidence <= 1.0
+    assert acme_api.get(f"{URL}{document.pk}/").json()["encoding_confidence"] == document.encoding_confidence
 
 
 def test_docx_is_recognised_by_content_even_when_named_txt(acme_api: Any) -> None:
     response = upload(
         acme_api, "named-wrongly.txt", docx_bytes(["第一条 保密", "乙方应对甲方的商业秘密承担保密义务。"])
     )
-    assert response.status_code == 201, response.json()
-    document = Document.objects.get(pk=response.json()["document"]["id"])
+    document = extracted(response)
     assert document.content_type.endswith("wordprocessingml.document")
     assert document.text == "第一条 保密\n乙方应对甲方的商业秘密承担保密义务。"
     stored_name = document.original.name or ""
@@ -77,10 +89,10 @@ def test_docx_is_recognised_by_content_even_when_named_txt(acme_api: Any) -> Non
 
 
 def test_pdf_text_layer_is_extracted(acme_api: Any) -> None:
-    response = upload(acme_api, "contract.pdf", pdf_bytes(["Term: two years", "Governing law: PRC"]))
-    assert response.status_code == 201, response.json()
-    document = Document.objects.get(pk=response.json()["document"]["id"])
+    document = extracted(upload(acme_api, "contract.pdf", pdf_bytes(["Term: two years", "Governing law: PRC"])))
     assert "Term: two years" in document.text and document.content_type == "application/pdf"
+    body = acme_api.get(f"{URL}{document.pk}/").json()
+    assert "Term: two years" in body["text"] and body["job"]["state"] in ("done", "needs_review")
 
 
 @pytest.mark.parametrize(
@@ -118,10 +130,9 @@ def test_malformed_json_is_a_400(acme_api: Any, settings: Any) -> None:
         ("garbage.txt", bytes(range(256)) * 8, 422, "binary_content"),
         ("bad-gbk.txt", "合同".encode("gbk") + b"\x81\x20\xff\xfe\x80", 422, "undecodable_text"),
         ("contract.docx", b"PK\x03\x04 this is not really a zip archive", 422, "invalid_docx"),
-        ("scan.pdf", pdf_bytes(None), 422, "pdf_without_text"),
         ("broken.pdf", b"%PDF-1.4\n garbage", 422, "invalid_pdf"),
     ],
-    ids=["zero-bytes", "binary-garbage-named-txt", "invalid-gbk", "docx-not-a-zip", "pdf-no-text-layer", "pdf-broken"],
+    ids=["zero-bytes", "binary-garbage-named-txt", "invalid-gbk", "docx-not-a-zip", "pdf-broken"],
 )
 def test_unreadable_files_are_refused_and_nothing_is_stored(
     acme_api: Any, settings: Any, name: str, data: bytes, status: int, code: str
@@ -132,9 +143,28 @@ def test_unreadable_files_are_refused_and_nothing_is_stored(
     assert_nothing_stored(settings.MEDIA_ROOT)
 
 
-def test_pdf_without_text_layer_says_so(acme_api: Any) -> None:
-    message = upload(acme_api, "scan.pdf", pdf_bytes(None)).json()["error"]["message"]
-    assert "no text layer" in message
+def test_a_pdf_without_text_is_kept_and_its_job_fails_saying_why(acme_api: Any) -> None:
+    response = upload(acme_api, "scan.pdf", pdf_bytes(None))
+    assert response.status_code == 201, response.json()
+    document = Document.objects.get(pk=response.json()["document"]["id"])
+    job_run(Job.objects.get(document=document).pk, "intake-test")
+    body = acme_api.get(f"{URL}{document.pk}/").json()
+    assert body["job"]["state"] == JobState.FAILED
+    error = body["job"]["error"]
+    assert error["code"] == "pdf_without_text" and error["stage"] == "extract"
+    assert "no text layer" in error["message"]
+    document.refresh_from_db()
+    assert document.original and document.original.read().startswith(b"%PDF-"), "nothing is lost"
+
+
+def test_a_word_file_broken_inside_fails_in_the_worker_with_its_code(acme_api: Any) -> None:
+    declares_entities = '<?xml version="1.0"?><!DOCTYPE w [<!ENTITY x "y">]><w:document/>'
+    response = upload(acme_api, "entities.docx", docx_with_xml(declares_entities))
+    assert response.status_code == 201, response.json()
+    job = Job.objects.get(document_id=response.json()["document"]["id"])
+    job_run(job.pk, "intake-test")
+    job.refresh_from_db()
+    assert job.state == JobState.FAILED and (job.error or {}).get("code") == "invalid_docx"
 
 
 def test_zip_bomb_disguised_as_docx_is_refused(acme_api: Any, settings: Any) -> None:

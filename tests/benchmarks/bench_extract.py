@@ -9,7 +9,8 @@ import sys
 import time
 from typing import Any
 
-from contracts.intake.extraction import ExtractionLimits, pdf_text
+from contracts.intake.extraction import ExtractionLimits
+from contracts.intake.pdf import pdf_text
 from rules.evaluation.common import jsonl_rows
 from tests.files import cjk_pdf_bytes
 from tests.shared_data import shared_file

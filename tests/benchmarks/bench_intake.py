@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -16,6 +18,8 @@ from typing import Any
 
 from tests.benchmarks.django_bench import contract_text, django_bench_setup
 
+# The services `make bench` found, read before the in-process part points Django at a throw-away SQLite.
+SERVICES = {name: os.environ.get(name, "") for name in ("DATABASE_URL", "REDIS_URL")}
 SIZES = {"small_200_chars": 200, "medium_20k_chars": 20_000, "large_500k_chars": 500_000}
 REQUESTS = {"small_200_chars": 200, "medium_20k_chars": 60, "large_500k_chars": 8}
 
@@ -70,8 +74,28 @@ def main() -> int:
     report["growth_large_over_small_ms"] = round(
         sizes["large_500k_chars"]["api_ms_per_submission"] / sizes["small_200_chars"]["api_ms_per_submission"], 1
     )
+    report["pdf_20_pages_20_clients"] = concurrent_pdf_intake()
     json.dump(report, sys.stdout, ensure_ascii=False)
     return 0
+
+
+def concurrent_pdf_intake() -> dict[str, Any]:
+    """Intake alone under load: 200 distinct 20-page PDFs uploaded by 20 concurrent clients to gunicorn on
+    PostgreSQL, no worker running (`tests.load.run_load --pdf-pages 20 --no-workers`); its latency percentiles."""
+    if not SERVICES["DATABASE_URL"].startswith("postgres") or not SERVICES["REDIS_URL"]:
+        return {"skipped": "needs PostgreSQL and Redis (make bench starts them where it can)"}
+    argv = ["--count", "200", "--clients", "20", "--pdf-pages", "20", "--no-workers"]
+    completed = subprocess.run(
+        [sys.executable, "-m", "tests.load.run_load", *argv],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, **SERVICES},
+    )
+    if completed.returncode != 0:
+        return {"error": completed.stderr.strip().splitlines()[-5:]}
+    load = json.loads(completed.stdout)
+    return {"accepted": load["accepted"], "intake_ms": load["intake_ms"], "intake_rps": load["intake_rps"]}
 
 
 if __name__ == "__main__":

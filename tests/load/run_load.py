@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -29,6 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from contracts.operations.processes import worker_command
+from tests.files import cjk_pdf_bytes
 from tests.workers import process_group_stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,8 +95,18 @@ def api_key_issue() -> str:
     return ApiKey.issue(organisation=organisation, name="load")[1]
 
 
-def submit_all(base_url: str, key: str, count: int, clients: int) -> tuple[list[float], dict[int, int], list[str]]:
-    """Submit `count` distinct documents from `clients` threads; return latencies (ms), status counts, doc ids."""
+def pdf_upload(n: int, pages: int) -> bytes:
+    """A distinct `pages`-page contract PDF with a CJK text layer (document n)."""
+    lines = [CONTRACT.format(n=n, m=page % 9 + 1).replace("\n", "") for page in range(pages)]
+    return cjk_pdf_bytes([[f"第{page + 1}页", line[:40], line[40:]] for page, line in enumerate(lines)])
+
+
+def submit_all(
+    base_url: str, key: str, count: int, clients: int, pdf_pages: int = 0
+) -> tuple[list[float], dict[int, int], list[str]]:
+    """Submit `count` distinct documents from `clients` threads (texts, or `pdf_pages`-page PDF uploads); return
+    latencies (ms), status counts, doc ids."""
+    uploads = {n: pdf_upload(n, pdf_pages) for n in range(count)} if pdf_pages else {}
     latencies: list[float] = []
     statuses: dict[int, int] = {}
     ids: list[str] = []
@@ -116,7 +127,11 @@ def submit_all(base_url: str, key: str, count: int, clients: int) -> tuple[list[
                 )
                 started = time.perf_counter()
                 try:
-                    response = http.post("/api/v1/documents/", json=body)
+                    if uploads:
+                        files = {"file": (f"contract-{n}.pdf", uploads[n], "application/pdf")}
+                        response = http.post("/api/v1/documents/", data={"kind": "contract"}, files=files)
+                    else:
+                        response = http.post("/api/v1/documents/", json=body)
                     code = response.status_code
                 except httpx.HTTPError:
                     code = 0
@@ -135,7 +150,8 @@ def submit_all(base_url: str, key: str, count: int, clients: int) -> tuple[list[
     return latencies, statuses, ids
 
 
-def run(count: int, clients: int, workers: int, timeout_s: float) -> dict[str, Any]:
+def run(count: int, clients: int, workers: int, timeout_s: float, pdf_pages: int = 0) -> dict[str, Any]:
+    """Submit and (with workers > 0) wait for every job; workers = 0 measures intake alone."""
     base_db = os.environ.get("DATABASE_URL", "")
     redis_url = os.environ.get("REDIS_URL", "")
     if not base_db.startswith("postgres") or not redis_url:
@@ -163,15 +179,16 @@ def run(count: int, clients: int, workers: int, timeout_s: float) -> dict[str, A
         gunicorn = [sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}",
                     "--timeout", "120"]  # fmt: skip
         celery = worker_command(concurrency=workers, standalone=True)
-        with child(gunicorn, env, folder / "gunicorn.log"), child(celery, env, folder / "worker.log"):
+        worker = child(celery, env, folder / "worker.log") if workers else nullcontext()
+        with child(gunicorn, env, folder / "gunicorn.log"), worker:
             if not _wait_ready(base_url, key):
                 raise SystemExit("gunicorn did not start:\n" + (folder / "gunicorn.log").read_text()[-2000:])
             started = time.perf_counter()
-            latencies, statuses, ids = submit_all(base_url, key, count, clients)
+            latencies, statuses, ids = submit_all(base_url, key, count, clients, pdf_pages)
             submit_s = time.perf_counter() - started
-            final = _wait_final(ids, timeout_s)
+            final = _wait_final(ids, timeout_s) if workers else 0
             wall_s = time.perf_counter() - started
-            report = _audit(ids)
+            report = _audit(ids) if workers else {"states": {}, "lost": 0, "duplicated": {}}
     broker.flushdb()
     return {
         "submitted": count,
@@ -181,6 +198,7 @@ def run(count: int, clients: int, workers: int, timeout_s: float) -> dict[str, A
         "gunicorn_workers": 2,
         "celery_concurrency": workers,
         "llm": "off (rules-only pipeline)",
+        "upload": f"{pdf_pages}-page PDF (multipart)" if pdf_pages else "JSON text",
         "final": final,
         **report,
         "intake_ms": {
@@ -254,8 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--celery-concurrency", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for every job to be final")
+    parser.add_argument("--pdf-pages", type=int, default=0, help="upload PDFs of this many pages instead of text")
+    parser.add_argument("--no-workers", action="store_true", help="measure intake alone: no Celery worker runs")
     args = parser.parse_args(argv)
-    report = run(args.count, args.clients, args.celery_concurrency, args.timeout)
+    workers = 0 if args.no_workers else args.celery_concurrency
+    report = run(args.count, args.clients, workers, args.timeout, args.pdf_pages)
     print(json.dumps(report, ensure_ascii=False, indent=2))
     doubled = sum(report["duplicated"].values())
     return 0 if report["lost"] == 0 and doubled == 0 and report["accepted"] == args.count else 1

@@ -7,7 +7,9 @@ import io
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from contracts.intake.extraction import ExtractionError, ExtractionLimits, pdf_text
+from contracts.analysis import document_analyze
+from contracts.intake.extraction import ExtractionError, ExtractionLimits
+from contracts.intake.pdf import pdf_text
 from tests.files import cjk_pdf_bytes, pdf_bytes
 
 LIMITS = ExtractionLimits(max_unzipped_bytes=10_000_000, max_pdf_pages=50, max_text_chars=1_000_000)
@@ -73,3 +75,21 @@ def test_chinese_text_is_read_exactly_page_by_page() -> None:
     ]
     text = pdf_text(cjk_pdf_bytes(pages), LIMITS)
     assert text.split("\n") == [line for page in pages for line in page]
+
+
+def test_a_pdf_written_with_kangxi_radicals_matches_its_clauses() -> None:
+    # Some exports put ⽅ ⼄ ⼒ ⾦ (Kangxi Radicals) in the text layer where 方 乙 力 金 are meant.
+    lines = [
+        "第一条 违约责任",
+        "任何一\u2f45违约的，应向守约\u2f45支付违约\u2fa6人民币五万元。",
+        "第二条 不可抗\u2f12",
+        "因不可抗\u2f12致使合同不能履行的，遭受不可抗\u2f12的一\u2f45应在十五日内通知对\u2f45。",
+    ]
+    data = cjk_pdf_bytes([lines])
+    assert "\u2f45" in pdf_text(data, LIMITS), "the text layer really carries the radicals"
+    result = document_analyze(data, name="loan.pdf", kind="contract")
+    labels = {f["label"] for f in result["findings"] if f["kind"] == "clause" and f["status"] == "stipulated"}
+    assert {"违约金/违约责任", "不可抗力"} <= labels
+    assert result["normalization"]["ideographs_folded"] == sum(
+        line.count("\u2f45") + line.count("\u2fa6") + line.count("\u2f12") for line in lines
+    )

@@ -16,13 +16,16 @@ import pytest
 from django.utils import timezone
 
 from contracts.dispatch import WEBHOOK_DELIVER
+from contracts.intake.submission import Submission, document_submit
 from contracts.models import AuditEvent, DeliveryState, Result, Role, WebhookDelivery, WebhookEndpoint
+from contracts.pipeline import job_run
 from contracts.review.workflow import review_finding_decide, review_task_claim, review_task_finalize
 from contracts.tasks import webhook_deliver_task
 from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_event_final
 from contracts.webhooks.endpoints import webhook_endpoint_configure
 from tests.api.test_review_access import acme_member
 from tests.api.test_review_workflow import needs_review_task, signed_in
+from tests.files import pdf_bytes
 from tests.unit.test_webhook_signing import flip_last_hex_digit, readme_verify
 
 pytestmark = pytest.mark.django_db
@@ -328,3 +331,24 @@ def test_redelivery_is_refused_to_reviewers_outsiders_and_to_an_inactive_endpoin
     assert inactive.status_code == 409 and inactive.json()["error"]["code"] == "webhook_inactive"
     failed.refresh_from_db()
     assert failed.state == DeliveryState.FAILED and not AuditEvent.objects.filter(action__startswith="webhook.redel")
+
+
+def test_a_document_that_cannot_be_read_in_the_worker_sends_a_job_failed_event(
+    actors: Any, receiver: Receiver, acme_endpoint: tuple[WebhookEndpoint, str]
+) -> None:
+    outcome = document_submit(
+        organisation=actors.acme,
+        submission=Submission(kind="contract", source="api", data=pdf_bytes(None), reference="SCAN-7"),
+    )
+    job_run(outcome.job.pk, "webhook-test")
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.event == "job.failed"
+    assert webhook_deliver(delivery_id=delivery.pk) == DeliveryState.DELIVERED
+    [(headers, body)] = receiver.requests
+    assert readme_verify(acme_endpoint[1], headers, body)
+    event = json.loads(body)
+    assert event["type"] == "job.failed" and headers["X-DocGate-Event"] == "job.failed"
+    assert event["document"] == {"id": str(outcome.document.pk), "kind": "contract", "reference": "SCAN-7"}
+    assert event["job"]["state"] == "failed"
+    assert event["job"]["error"]["code"] == "pdf_without_text" and event["job"]["error"]["stage"] == "extract"
+    assert "trace" not in event["job"]["error"] and "result" not in event

@@ -1,0 +1,95 @@
+"""PDF text with PDFium (pypdfium2): opened and counted cheaply at intake, read page by page in the worker."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+from contracts.intake.errors import ExtractionError, ExtractionLimits
+
+# PDFium may be called from one thread at a time per process, even for different documents (pypdfium2's rule).
+_PDFIUM_LOCK = threading.Lock()
+
+
+@contextmanager
+def pdf_opened(data: bytes, limits: ExtractionLimits) -> Iterator[Any]:
+    """Open a PDF under the PDFium lock and check it: not password-protected, not broken, not too many pages.
+
+    PDFium counts the real page tree, so a lying /Count costs nothing; opening does not read the pages."""
+    import pypdfium2 as pdfium  # heavy: the PDFium library, loaded only for PDF uploads
+
+    with _PDFIUM_LOCK:
+        try:
+            document = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            if "password" in str(exc).lower():
+                raise ExtractionError(
+                    "encrypted_pdf", "The PDF is password-protected; send an unprotected copy."
+                ) from exc
+            raise ExtractionError("invalid_pdf", "The PDF cannot be read.") from exc
+        try:
+            pages = len(document)
+            if pages > limits.max_pdf_pages:
+                raise ExtractionError(
+                    "too_many_pages", f"The PDF has {pages} pages; the limit is {limits.max_pdf_pages}."
+                )
+            yield document
+        finally:
+            document.close()
+
+
+def pdf_check(data: bytes, limits: ExtractionLimits) -> int:
+    """The intake check of a PDF (`pdf_opened`); return its page count."""
+    with pdf_opened(data, limits) as document:
+        return len(document)
+
+
+class PdfPage(NamedTuple):
+    """One page's text layer, and whether the page shows an image (a scan's page is one image, no text)."""
+
+    text: str
+    has_image: bool
+
+    @property
+    def needs_ocr(self) -> bool:
+        """A page that shows something but carries no text: what OCR is for."""
+        return self.has_image and not self.text.strip()
+
+
+def pdf_pages(data: bytes, limits: ExtractionLimits) -> list[PdfPage]:
+    """Every page's text layer in reading order (lines end in \n). PDFium drops the duplicate glyphs a fake-bold
+    rendering draws over each other ("第第三三条条" reads 第三条)."""
+    import pypdfium2 as pdfium  # heavy: the PDFium library, loaded only for PDF uploads
+    import pypdfium2.raw as pdfium_c  # heavy: as above
+
+    with pdf_opened(data, limits) as document:
+        pages: list[PdfPage] = []
+        total = 0
+        for number in range(len(document)):
+            try:
+                page = document[number]
+                textpage = page.get_textpage()
+                text = textpage.get_text_range()
+                has_image = next(iter(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2)), None)
+                textpage.close()
+                page.close()
+            except pdfium.PdfiumError as exc:
+                raise ExtractionError("invalid_pdf", f"Page {number + 1} of the PDF cannot be read.") from exc
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            total += len(text)
+            if total > limits.max_text_chars:
+                raise ExtractionError("text_too_long", "The PDF holds more text than DocGate accepts.")
+            pages.append(PdfPage(text, has_image is not None))
+        return pages
+
+
+def pdf_page_texts(data: bytes, limits: ExtractionLimits) -> list[str]:
+    """The text of every page (`pdf_pages`)."""
+    return [page.text for page in pdf_pages(data, limits)]
+
+
+def pdf_text(data: bytes, limits: ExtractionLimits) -> str:
+    """The text layer of a PDF, pages joined by a newline (`pdf_pages`)."""
+    return "\n".join(pdf_page_texts(data, limits))

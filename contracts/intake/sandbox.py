@@ -1,0 +1,135 @@
+"""Running an outside converter (LibreOffice, OCRmyPDF) on an upload: its own temporary directory and profile, a
+timeout that kills the whole process group, no network where the kernel allows it, bounded output.
+
+Converters are programs installed from Debian packages (`make install-converters`); a missing one is a refusal
+naming the package to install, and `/readyz` lists it (`converter_status`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from contracts.intake.errors import ExtractionError
+
+# What each converter needs, and the Debian packages that provide it.
+CONVERTERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "ocr": (("ocrmypdf", "tesseract"), "ocrmypdf tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-chi-tra"),
+    "office": (("soffice",), "libreoffice-writer-nogui"),
+}
+OCR_LANGUAGES = ("chi_sim", "chi_tra")
+
+
+class ConverterMissing(ExtractionError):
+    """The converter an input type needs is not installed on this machine."""
+
+
+@dataclass(frozen=True)
+class ConverterState:
+    """Whether a converter is usable here, and what to install when it is not."""
+
+    available: bool
+    detail: str
+
+
+def _tesseract_languages() -> set[str]:
+    try:
+        listed = subprocess.run(
+            ["tesseract", "--list-langs"], capture_output=True, text=True, timeout=20, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    return {line.strip() for line in listed.splitlines()[1:] if line.strip()}
+
+
+@functools.cache
+def converter_status(name: str) -> ConverterState:
+    """Whether converter `name` (ocr, office) can run here; checked once per process."""
+    programs, packages = CONVERTERS[name]
+    missing = [program for program in programs if shutil.which(program) is None]
+    if name == "ocr" and not missing:
+        missing += [f"tesseract language {lang}" for lang in OCR_LANGUAGES if lang not in _tesseract_languages()]
+    if missing:
+        return ConverterState(False, f"missing {', '.join(missing)}: apt-get install {packages}")
+    return ConverterState(True, "ok")
+
+
+def converter_require(name: str, what: str) -> None:
+    """Refuse with a clear message when the converter for `what` is not installed."""
+    state = converter_status(name)
+    if not state.available:
+        raise ConverterMissing(
+            "converter_missing",
+            f"{what} cannot be read on this server ({state.detail}). Send a text PDF, .docx or .txt.",
+        )
+
+
+@functools.cache
+def _network_isolation() -> tuple[str, ...]:
+    """`unshare` arguments that give a child no network, where this kernel and user allow it; () otherwise."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return ()
+    for prefix in ((unshare, "--net"), (unshare, "--user", "--map-root-user", "--net")):
+        try:
+            if subprocess.run([*prefix, "true"], capture_output=True, timeout=10, check=False).returncode == 0:
+                return prefix
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+    return ()
+
+
+def network_isolated() -> bool:
+    """Whether converters run without a network here (shown by /readyz)."""
+    return bool(_network_isolation())
+
+
+@contextmanager
+def workspace() -> Iterator[Path]:
+    """A private temporary directory, removed afterwards whatever happened inside."""
+    folder = Path(tempfile.mkdtemp(prefix="docgate-convert-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_converter(
+    argv: Sequence[str], *, folder: Path, timeout_s: float, what: str
+) -> subprocess.CompletedProcess[str]:
+    """Run a converter in its own session inside `folder` (HOME and TMPDIR too), without network where possible;
+    past `timeout_s` the whole process group is killed and the upload refused as `conversion_timeout`."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(folder),
+        "TMPDIR": str(folder),
+        "LANG": "C.UTF-8",
+        "OMP_THREAD_LIMIT": "1",  # Tesseract: one thread per page; the worker pool is the parallelism
+    }
+    process = subprocess.Popen(
+        [*_network_isolation(), *argv],
+        cwd=folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise ExtractionError(
+            "conversion_timeout", f"Converting the {what} took longer than {timeout_s:.0f} s and was stopped."
+        ) from None
+    return subprocess.CompletedProcess(list(argv), process.returncode, stdout, stderr)

@@ -1,0 +1,184 @@
+"""Outside converters, for real: OCRmyPDF + Tesseract on scans the test makes, LibreOffice on .doc/.rtf/.odt it
+makes from a .docx, the sandbox's timeout on a converter that hangs, and a clear refusal where one is missing.
+
+They need the Debian packages `make test` installs (`make converters`); without them they skip, except with
+CI=true, where that is a failure.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import cast
+
+import pytest
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from contracts.intake.errors import ExtractionError, ExtractionLimits
+from contracts.intake.extraction import extract, intake_check
+from contracts.intake.sandbox import converter_status, run_converter, workspace
+from rules.evaluation.dialect import edit_distance
+from rules.normalize import normalize
+from tests.conftest import IN_CI
+from tests.files import cjk_pdf_bytes, docx_bytes
+
+LIMITS = ExtractionLimits(max_unzipped_bytes=50_000_000, max_pdf_pages=50, max_text_chars=1_000_000)
+FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+SCAN_TEXT = [
+    "第一条 租赁期限",
+    "租赁期限自2024年1月1日起至2026年12月31日止。",
+    "第二条 租金及支付方式",
+    "乙方应于每月5日前向甲方支付当月租金人民币伍仟元整。",
+    "第三条 违约责任",
+    "乙方逾期支付租金的，每逾期一日，应按月租金的百分之一支付违约金。",
+    "第四条 争议解决",
+    "因本合同引起的争议，双方协商不成的，向房屋所在地人民法院起诉。",
+]
+PARAGRAPHS = ["第一条 保密义务", "乙方对在合作中知悉的甲方商业秘密负有保密义务。", "第二条 合同期限为三年。"]
+
+
+def _need(name: str) -> None:
+    state = converter_status(name)
+    if not state.available:
+        if IN_CI:
+            pytest.fail(f"{name} converter missing with CI=true: {state.detail}", pytrace=False)
+        pytest.skip(state.detail)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_status() -> Iterator[None]:
+    converter_status.cache_clear()
+    yield
+    converter_status.cache_clear()
+
+
+def scanned_page(lines: list[str], *, dpi: int = 300, angle: float = 1.2, seed: int = 7) -> Image.Image:
+    """An A4 page of CJK text (12 pt) as a scanner gives it: rasterised at `dpi`, slightly rotated, with dust
+    specks (0.1 % of the pixels flipped) and a little blur."""
+    if not FONT.exists():
+        pytest.fail(f"the test font {FONT} is missing (fonts-wqy-microhei)")
+    width, height = int(8.27 * dpi), int(11.69 * dpi)
+    page = Image.new("L", (width, height), 255)
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.truetype(str(FONT), size=int(dpi * 12 / 72))
+    for number, line in enumerate(lines):
+        draw.text((int(dpi * 0.9), int(dpi * 1.0) + number * int(dpi * 0.35)), line, font=font, fill=0)
+    page = page.rotate(angle, resample=Image.Resampling.BICUBIC, fillcolor=255)
+    noise = random.Random(seed)
+    pixels = page.load()
+    assert pixels is not None
+    for _ in range(width * height // 1000):
+        x, y = noise.randrange(width), noise.randrange(height)
+        pixels[x, y] = 0 if cast(int, pixels[x, y]) > 127 else 255  # a grey ("L") image: one int per pixel
+    return page.filter(ImageFilter.GaussianBlur(0.3))
+
+
+def _image_bytes(image: Image.Image, kind: str, dpi: int = 300) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format=kind, dpi=(dpi, dpi), resolution=dpi)
+    return out.getvalue()
+
+
+def character_error_rate(expected: str, found: str) -> float:
+    """Levenshtein distance over characters, divided by the expected length; both sides normalized as DocGate
+    normalizes every text (OpenCC to simplified, one punctuation form), whitespace ignored."""
+    a, b = ("".join(normalize(text).text.split()) for text in (expected, found))
+    return edit_distance(a, b) / max(len(a), 1)
+
+
+@pytest.mark.parametrize(("dpi", "kind"), [(300, "PNG"), (200, "TIFF")])
+def test_a_scanned_page_is_read_within_three_percent_character_error(dpi: int, kind: str) -> None:
+    _need("ocr")
+    scan = _image_bytes(scanned_page(SCAN_TEXT, dpi=dpi), kind, dpi)
+    assert intake_check(scan, LIMITS) is None, "an image is stored for the worker"
+    extracted = extract(scan, LIMITS)
+    cer = character_error_rate("".join(SCAN_TEXT), extracted.text)
+    assert cer <= 0.03, (cer, extracted.text)
+    assert not re.search(r"[\u4e00-\u9fff] +[\u4e00-\u9fff]", extracted.text), "no space between Chinese characters"
+    assert extracted.ocr is not None
+    [page] = extracted.ocr["pages"]
+    assert page["ocr"] and page["confidence"] is not None and 50 < page["confidence"] <= 100
+
+
+def test_in_a_mixed_pdf_only_the_scanned_page_is_ocred() -> None:
+    _need("ocr")
+    scan = scanned_page(SCAN_TEXT[:4], angle=-0.8)
+    scan_pdf = io.BytesIO()
+    scan.save(scan_pdf, format="PDF", resolution=300)
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    writer.append(PdfReader(io.BytesIO(cjk_pdf_bytes([["第五条 通知", "通知应以书面形式送达。"]]))))
+    writer.append(PdfReader(io.BytesIO(scan_pdf.getvalue())))
+    mixed = io.BytesIO()
+    writer.write(mixed)
+    extracted = extract(mixed.getvalue(), LIMITS)
+    assert extracted.ocr is not None
+    assert [(p["page"], p["ocr"]) for p in extracted.ocr["pages"]] == [(1, False), (2, True)]
+    assert "通知应以书面形式送达" in extracted.text, "the text layer is kept as it was"
+    assert character_error_rate("".join(SCAN_TEXT[:4]), extracted.text.split("送达。", 1)[1]) <= 0.03
+
+
+def _libreoffice_converts(docx: bytes, target: str, folder: Path) -> bytes:
+    source = folder / "fixture.docx"
+    source.write_bytes(docx)
+    subprocess.run(
+        ["soffice", f"-env:UserInstallation={(folder / 'profile').as_uri()}", "--headless", "--convert-to", target,
+         "--outdir", str(folder), str(source)],
+        check=True, capture_output=True, timeout=180,
+    )  # fmt: skip
+    return (folder / f"fixture.{target.split(':')[0]}").read_bytes()
+
+
+@pytest.mark.parametrize("target", ["doc", "rtf", "odt"])
+def test_legacy_office_files_made_by_libreoffice_convert_back_to_the_same_text(target: str, tmp_path: Path) -> None:
+    _need("office")
+    data = _libreoffice_converts(docx_bytes(PARAGRAPHS), target, tmp_path)
+    assert intake_check(data, LIMITS) is None, "stored for the worker"
+    extracted = extract(data, LIMITS)
+    assert [line for line in extracted.text.splitlines() if line.strip()] == PARAGRAPHS
+
+
+def test_a_hanging_converter_is_killed_with_its_children(tmp_path: Path) -> None:
+    with workspace() as folder:
+        marker = folder / "child.pid"
+        started = time.monotonic()
+        with pytest.raises(ExtractionError) as refused:
+            run_converter(
+                ["sh", "-c", f"sleep 60 & echo $! > {marker}; wait"], folder=folder, timeout_s=1.5, what="test"
+            )
+        assert refused.value.code == "conversion_timeout"
+        assert time.monotonic() - started < 10
+        child = int(marker.read_text())
+        time.sleep(0.2)
+        assert _gone(child), "the converter's child was killed with it"
+
+
+def _gone(pid: int) -> bool:
+    """A process that no longer runs: no /proc entry, or a zombie waiting for a parent that will not reap it."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")
+
+
+def test_a_missing_converter_is_refused_at_intake_naming_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing installed here
+    converter_status.cache_clear()
+    scan = _image_bytes(Image.new("L", (200, 200), 255), "PNG")
+    with pytest.raises(ExtractionError) as refused:
+        intake_check(scan, LIMITS)
+    assert refused.value.code == "converter_missing"
+    assert "tesseract-ocr-chi-sim" in refused.value.message
+    ole2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504)
+    with pytest.raises(ExtractionError) as office:
+        intake_check(ole2, LIMITS)
+    assert office.value.code == "converter_missing" and "libreoffice" in office.value.message
