@@ -47,7 +47,8 @@ def pdf_check(data: bytes, limits: ExtractionLimits) -> int:
 
 
 class PdfPage(NamedTuple):
-    """One page's text layer, and whether the page shows an image (a scan's page is one image, no text)."""
+    """One page's text layer, and (for a page without text) whether it shows an image: a scan's page is one
+    image and no text."""
 
     text: str
     has_image: bool
@@ -72,7 +73,10 @@ def pdf_pages(data: bytes, limits: ExtractionLimits) -> list[PdfPage]:
                 page = document[number]
                 textpage = page.get_textpage()
                 text = textpage.get_text_range()
-                has_image = next(iter(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2)), None)
+                # Only a page without text can need OCR, so only such a page is searched for an image.
+                has_image = not text.strip() and any(
+                    True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2)
+                )
                 textpage.close()
                 page.close()
             except pdfium.PdfiumError as exc:
@@ -81,7 +85,7 @@ def pdf_pages(data: bytes, limits: ExtractionLimits) -> list[PdfPage]:
             total += len(text)
             if total > limits.max_text_chars:
                 raise ExtractionError("text_too_long", "The PDF holds more text than DocGate accepts.")
-            pages.append(PdfPage(text, has_image is not None))
+            pages.append(PdfPage(text, has_image))
         return pages
 
 
