@@ -86,19 +86,26 @@ def pdf_bytes(lines: list[str] | None) -> bytes:
     return out.getvalue()
 
 
-def cjk_pdf_bytes(pages: list[list[str]]) -> bytes:
-    """A PDF with a CJK text layer, one list of lines per page (reportlab's built-in STSong-Light CID font: the
-    text is real Unicode to any reader, and no font file is needed)."""
+EMBEDDED_CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"  # Debian fonts-wqy-microhei
+
+
+def cjk_pdf_bytes(pages: list[list[str]], embedded_font: str | None = None) -> bytes:
+    """A PDF with a CJK text layer, one list of lines per page. By default reportlab's built-in STSong-Light CID
+    font (not embedded: no font file needed); with `embedded_font` (a TrueType/TTC path) a subset of that font is
+    embedded with its ToUnicode maps, as word processors write PDFs."""
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfbase.ttfonts import TTFont
     from reportlab.pdfgen import canvas
 
-    if "STSong-Light" not in pdfmetrics.getRegisteredFontNames():
-        pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    name = "STSong-Light" if embedded_font is None else "DocGateEmbeddedCJK"
+    if name not in pdfmetrics.getRegisteredFontNames():
+        font = UnicodeCIDFont(name) if embedded_font is None else TTFont(name, embedded_font, subfontIndex=0)
+        pdfmetrics.registerFont(font)
     buffer = io.BytesIO()
     document = canvas.Canvas(buffer, invariant=True)
     for lines in pages:
-        document.setFont("STSong-Light", 11)
+        document.setFont(name, 11)
         for number, line in enumerate(lines):
             document.drawString(50, 800 - 16 * number, line)
         document.showPage()
