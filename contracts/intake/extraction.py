@@ -164,7 +164,9 @@ def intake_check(data: bytes, limits: ExtractionLimits) -> Extracted | None:
     return None
 
 
-def _text_checked(content_type: str, decoded: Decoded, limits: ExtractionLimits, **ocr: Any) -> Extracted:
+def _text_checked(
+    content_type: str, decoded: Decoded, limits: ExtractionLimits, ocr: dict[str, Any] | None = None
+) -> Extracted:
     if not decoded.text.strip():
         raise ExtractionError("empty_text", "The document contains no text.")
     if len(decoded.text) > limits.max_text_chars:
@@ -174,7 +176,7 @@ def _text_checked(content_type: str, decoded: Decoded, limits: ExtractionLimits,
         content_type=content_type,
         encoding=decoded.encoding,
         confidence=decoded.confidence,
-        ocr=ocr.get("ocr"),
+        ocr=ocr,
     )
 
 
