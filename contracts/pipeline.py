@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import enum
 import logging
+import threading
 import time
 import traceback
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -120,7 +122,8 @@ def job_run(job_id: JobId, worker: str, stages: Sequence[Stage] | None = None) -
         for stage in stages if stages is not None else pipeline_stages():
             stage_name = stage.name
             started = time.perf_counter()
-            stage.run(ctx)
+            with lease_kept(job_id, attempt):
+                stage.run(ctx)
             timings[stage.name] = {"ms": round((time.perf_counter() - started) * 1000, 3), "attempt": attempt}
             _lease_extend(job_id, attempt, timings)
     except JobLost:
@@ -153,6 +156,34 @@ def _lease_extend(job_id: JobId, attempt: int, timings: dict[str, Any]) -> None:
     lease = timezone.now() + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
     if _owned(job_id, attempt).update(lease_expires_at=lease, stage_timings=timings) != 1:
         raise JobLost(str(job_id))
+
+
+@contextmanager
+def lease_kept(job_id: JobId, attempt: int) -> Iterator[None]:
+    """Keep renewing the job's lease while a stage runs (an OCR of a long scan or a slow model call can take
+    longer than the lease): a thread renews it every third of DOCGATE_JOB_LEASE_S. A killed or frozen worker
+    renews nothing, so its job is still taken over once the lease runs out."""
+    stop = threading.Event()
+    interval = max(settings.DOCGATE_JOB_LEASE_S / 3, 0.5)
+
+    def renew() -> None:
+        try:
+            while not stop.wait(interval):
+                lease = timezone.now() + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
+                if _owned(job_id, attempt).update(lease_expires_at=lease) != 1:
+                    return  # taken over or finished: the stage's own write will find out
+        except DatabaseError:
+            logger.warning("job %s: the lease could not be renewed", job_id, exc_info=True)
+        finally:
+            connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=renew, name=f"lease-{job_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _job_release(job_id: JobId, attempt: int, error: dict[str, Any]) -> None:

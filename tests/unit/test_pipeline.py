@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import Any
 from unittest import mock
@@ -156,6 +157,29 @@ def test_a_run_that_lost_its_lease_does_not_write_a_result(actors: Any) -> None:
 
     assert job_run(job.pk, "w", stages=[TakenOverStage()]).status == "lost"
     assert not Result.objects.filter(job=job).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stage_longer_than_the_lease_keeps_its_job(actors: Any, settings: Any) -> None:
+    """An OCR of a long scan can outlast the lease: the lease is renewed while the stage runs, so the sweeper
+    does not hand the job to a second worker, and the run finishes it."""
+    settings.DOCGATE_JOB_LEASE_S = 1
+    job = new_job(actors)
+    seen: dict[str, Any] = {}
+
+    class LongStage:
+        name = "long_ocr"
+
+        def run(self, ctx: JobContext) -> None:
+            deadline = time.monotonic() + 2.5
+            while time.monotonic() < deadline:
+                time.sleep(0.25)
+            seen["sweep"] = jobs_sweep()[0]
+            seen["second_claim"] = job_claim(ctx.job.pk, "second-worker")
+
+    assert job_run(job.pk, "w", stages=[LongStage()]).status == JobState.DONE
+    assert seen["sweep"].requeued_running == 0 and seen["second_claim"] is None
+    assert Result.objects.filter(job=job).count() == 1
 
 
 def test_sweeper_requeues_jobs_whose_lease_expired(actors: Any) -> None:
