@@ -113,8 +113,7 @@ class DocumentSerializer(serializers.ModelSerializer):
         return JobSerializer(job).data if job else None
 
     def get_result_version(self, document: Document) -> int | None:
-        result = document.latest_result()
-        return result.version if result else None
+        return document.result_version()
 
 
 class DocumentDetailSerializer(DocumentSerializer):

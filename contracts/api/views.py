@@ -60,6 +60,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         documents = Document.objects.filter(organisation=request_organisation(self.request))
         if self.action != "list":
             return documents
+        documents = documents.with_latest()
         filters = DocumentFilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
         wanted = filters.validated_data

@@ -186,6 +186,7 @@ def document_submit(
     except BaseException:
         _original_delete(document)
         raise
+    document.latest_known(job)
     return IntakeOutcome(document=document, job=job, duplicate=False)
 
 

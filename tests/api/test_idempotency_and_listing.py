@@ -88,7 +88,48 @@ def test_list_is_paginated_and_filtered(acme_api: Any) -> None:
     assert acme_api.get(URL, {"created_after": since}).json()["count"] == 3
     assert acme_api.get(URL, {"created_before": since}).json()["count"] == 1
     page = acme_api.get(URL, {"page_size": 2, "page": 1}).json()
-    assert page["count"] == 4
+    assert page["count"] == 4 and len(page["results"]) == 2 and page["next"]
+
+
+def _list(django_assert_max_num_queries: Any, acme_api: Any, page_size: int) -> tuple[int, list[dict[str, Any]]]:
+    with django_assert_max_num_queries(1000) as captured:
+        rows = acme_api.get(URL, {"page_size": page_size}).json()["results"]
+    return len(captured.captured_queries), rows
+
+
+def test_listing_costs_the_same_queries_for_5_or_50_documents(
+    acme_api: Any, django_assert_max_num_queries: Any
+) -> None:
+    """No query per row: each document's job and latest result version come with the page."""
+    from contracts.models import Result
+
+    for n in range(50):
+        acme_api.post(URL, {"kind": "ticket", "text": f"第{n}号投诉：夜间施工噪音扰民。"}, format="json")
+    done = Job.objects.order_by("-created_at")[:3]
+    for version, job in enumerate(done, start=1):
+        for v in range(1, version + 1):
+            Result.objects.create(organisation=job.organisation, document=job.document, job=job, version=v)
+    small, first_rows = _list(django_assert_max_num_queries, acme_api, 5)
+    large, rows = _list(django_assert_max_num_queries, acme_api, 50)
+    assert large == small, (small, large)
+    assert len(first_rows) == 5 and len(rows) == 50
+    versions = {row["id"]: row["result_version"] for row in rows}
+    assert sorted(v for v in versions.values() if v is not None) == [1, 2, 3]
+    assert all(row["job"]["state"] == "queued" and row["job"]["id"] for row in rows)
+    assert {str(job.document_id): n for n, job in enumerate(done, start=1)}.items() <= versions.items()
+
+
+def test_a_submission_answers_without_asking_again_for_what_it_made(
+    acme_api: Any, django_assert_max_num_queries: Any
+) -> None:
+    with django_assert_max_num_queries(1000) as captured:
+        created = acme_api.post(URL, {"kind": "ticket", "text": "小区路灯坏了一个月。"}, format="json")
+    assert created.status_code == 201
+    body = created.json()["document"]
+    assert body["job"]["state"] == "queued" and body["result_version"] is None
+    reads = [q["sql"] for q in captured.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    assert not [sql for sql in reads if '"contracts_result"' in sql], reads
+    assert len([sql for sql in reads if 'FROM "contracts_job"' in sql]) == 0, reads
 
 
 def test_bad_filter_is_a_400(acme_api: Any) -> None:
