@@ -102,11 +102,11 @@ def pdf_upload(n: int, pages: int) -> bytes:
 
 
 def submit_all(
-    base_url: str, key: str, count: int, clients: int, pdf_pages: int = 0
+    base_url: str, key: str, count: int, clients: int, uploads: dict[int, bytes] | None = None
 ) -> tuple[list[float], dict[int, int], list[str]]:
-    """Submit `count` distinct documents from `clients` threads (texts, or `pdf_pages`-page PDF uploads); return
+    """Submit `count` distinct documents from `clients` threads (texts, or the prepared PDF `uploads`); return
     latencies (ms), status counts, doc ids."""
-    uploads = {n: pdf_upload(n, pdf_pages) for n in range(count)} if pdf_pages else {}
+    uploads = uploads or {}
     latencies: list[float] = []
     statuses: dict[int, int] = {}
     ids: list[str] = []
@@ -183,8 +183,9 @@ def run(count: int, clients: int, workers: int, timeout_s: float, pdf_pages: int
         with child(gunicorn, env, folder / "gunicorn.log"), worker:
             if not _wait_ready(base_url, key):
                 raise SystemExit("gunicorn did not start:\n" + (folder / "gunicorn.log").read_text()[-2000:])
+            uploads = {n: pdf_upload(n, pdf_pages) for n in range(count)} if pdf_pages else {}  # made before timing
             started = time.perf_counter()
-            latencies, statuses, ids = submit_all(base_url, key, count, clients, pdf_pages)
+            latencies, statuses, ids = submit_all(base_url, key, count, clients, uploads)
             submit_s = time.perf_counter() - started
             final = _wait_final(ids, timeout_s) if workers else 0
             wall_s = time.perf_counter() - started
