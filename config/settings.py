@@ -166,6 +166,18 @@ DOCGATE_QA_SAMPLE_RATE = envfloat("DOCGATE_QA_SAMPLE_RATE", 0.0)
 # Model-written reply drafts and risk summaries: on by default with vLLM (Gemma 2 9B-it); off with the embedded
 # llama.cpp base model, which cannot write them — DocGate's templates answer instead.
 LLM_DRAFTS = envbool("LLM_DRAFTS", LLM_ENGINE == "vllm")
+# What the model is asked (contracts.cascade): `cascade` only what the rules leave in doubt, `always` every
+# question, `off` none (as LLM_ENABLED=false).
+LLM_POLICY = envstr("LLM_POLICY", "cascade")
+if LLM_POLICY not in ("cascade", "always", "off"):
+    raise ValueError(f"LLM_POLICY must be cascade, always or off, not {LLM_POLICY!r}")
+# Under cascade: a clause type whose rule evidence is below this confidence is asked about; the gate question is
+# asked when the input gate's risk (lexicon or safety model) is at least this, and the model could still raise it.
+LLM_CASCADE_CLAUSE_CONFIDENCE = envfloat("LLM_CASCADE_CLAUSE_CONFIDENCE", 0.85)
+LLM_CASCADE_GATE_RISK = envfloat("LLM_CASCADE_GATE_RISK", 0.2)
+# While the model is unavailable, a job with questions for it keeps its provisional result and waits this long
+# (retried with backoff, resumed when the breaker closes) before going to review with `llm_unavailable`.
+DOCGATE_LLM_WAIT_MAX_S = envfloat("DOCGATE_LLM_WAIT_MAX_S", 900.0)
 
 # --- Celery --------------------------------------------------------------------------------------------------
 REDIS_URL = envstr("REDIS_URL")
@@ -188,6 +200,8 @@ else:
     CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
+# A job's model questions have their own queue and worker (`celery worker -Q llm`); everything else the default.
+CELERY_TASK_ROUTES = {"contracts.tasks.job_llm_task": {"queue": "llm"}}
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True

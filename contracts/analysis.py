@@ -1,34 +1,28 @@
 """The whole pipeline on one local file, without the database or the queue (`manage.py analyze`).
 
-The same stages a worker runs (extract → normalize → rules → LLM → gate → merge) over a document held in memory:
+The same stages a worker runs (extract → normalize → rules → gate → plan → LLM → merge) over a document held in memory:
 nothing is stored and nothing is sent, and the answer is the result `data` the API would show for it.
 """
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from typing import Any
 
+from contracts.cascade import OFF
 from contracts.intake.errors import ExtractionError
 from contracts.intake.submission import IntakeError, Submission, refusal_status, submission_validate
 from contracts.models import Document, DocumentSource, Job, Organisation
 from contracts.pipeline import result_data
-from contracts.stages.base import JobContext, LLMOutcome, Stage
+from contracts.stages.base import JobContext, Stage
 from contracts.stages.extract import ExtractionStage
 from contracts.stages.gate import GateStage
 from contracts.stages.llm import LLMStage
 from contracts.stages.merge import MergeStage
 from contracts.stages.normalize import NormalizeStage
+from contracts.stages.plan import PlanStage, cascade_settings
 from contracts.stages.rules import RulesStage
-
-
-class _LLMOff:
-    """Stands in for the LLM stage when the model is not to be asked: records that it was off."""
-
-    name = "llm"
-
-    def run(self, ctx: JobContext) -> None:
-        ctx.llm = LLMOutcome(enabled=False)
 
 
 def document_analyze(
@@ -49,9 +43,10 @@ def document_analyze(
     )  # fmt: skip
     job = Job(id=uuid.uuid4(), organisation=organisation, document=document)
     ctx = JobContext(job=job, document=document, attempt=1, text=text)
+    knobs = cascade_settings()
     stages: list[Stage] = [
-        ExtractionStage(original=raw), NormalizeStage(), RulesStage(), LLMStage() if llm else _LLMOff(), GateStage(),
-        MergeStage(qa_sampling=False),
+        ExtractionStage(original=raw), NormalizeStage(), RulesStage(), GateStage(),
+        PlanStage(knobs if llm else replace(knobs, policy=OFF)), LLMStage(), MergeStage(qa_sampling=False),
     ]  # fmt: skip
     try:
         for stage in stages:

@@ -21,7 +21,7 @@ Decision (documented for operators):
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -60,12 +60,12 @@ class GateDecision:
         return {**asdict(self), "reasons": list(self.reasons)}
 
 
-def _llm_risk(text: str) -> tuple[float | None, str]:
+def _llm_risk(text: str, budget: int | None = None) -> tuple[float | None, str]:
     """Ask the configured model the policy question; return (P(yes), status)."""
     if not settings.LLM_ENABLED:
         return None, "off"
     try:
-        risk = safety_risk(llm_client(), text, settings.SAFETY_LLM_MAX_CHUNKS)
+        risk = safety_risk(llm_client(), text, settings.SAFETY_LLM_MAX_CHUNKS, budget=budget)
     except LLMInvalidOutput:
         return None, "invalid_output"
     except LLMError:
@@ -124,18 +124,7 @@ def gate_decide(*, text: str, kind: Kind, organisation: str | None = None, use_l
     if model is None and decision == "allow":
         decision = "review"
         reasons = (*reasons, "safety model unavailable: a person decides")
-    llm_risk, status = _llm_risk(text) if use_llm else (None, "off")
-    if llm_risk is not None:
-        risk = max(risk, llm_risk)
-        llm_decision = "allow"
-        if llm_risk >= block_threshold:
-            llm_decision = "review" if kind == "ticket" else "block"
-        elif llm_risk >= review_threshold:
-            llm_decision = "review"
-        if SEVERITY[llm_decision] > SEVERITY[decision]:
-            decision = llm_decision
-            reasons = (*reasons, f"llm policy check: P(unsafe)={llm_risk:.2f}")
-    return GateDecision(
+    rules_only = GateDecision(
         decision=decision,
         risk=round(risk, 4),
         rule_risk=round(assessment.risk, 4),
@@ -143,9 +132,36 @@ def gate_decide(*, text: str, kind: Kind, organisation: str | None = None, use_l
         model_category=prediction.category if prediction and prediction.p_unsafe >= 0.5 else None,
         model_version=model.version if model is not None else None,
         kind=kind,
-        llm_risk=None if llm_risk is None else round(llm_risk, 4),
-        llm_status=status,
+        llm_risk=None,
+        llm_status="off",
         reasons=tuple(reasons),
         categories={k: round(v, 4) for k, v in assessment.categories.items()},
         pack_version=assessment.pack_version,
+    )
+    return gate_llm_raise(rules_only, text) if use_llm else rules_only
+
+
+def gate_llm_raise(decision: GateDecision, text: str, *, budget: int | None = None) -> GateDecision:
+    """Ask the model the policy question about `text` (in chunks of `budget` tokens, else its own) and raise
+    `decision` by its answer (never lower it); the answer's status (used, off, invalid_output, unavailable) is
+    recorded on the returned decision."""
+    llm_risk, status = _llm_risk(text, budget)
+    if llm_risk is None:
+        return replace(decision, llm_status=status)
+    block_threshold, review_threshold = settings.SAFETY_BLOCK_THRESHOLD, settings.SAFETY_REVIEW_THRESHOLD
+    llm_decision = "allow"
+    if llm_risk >= block_threshold:
+        llm_decision = "review" if decision.kind == "ticket" else "block"
+    elif llm_risk >= review_threshold:
+        llm_decision = "review"
+    raised, reasons = decision.decision, decision.reasons
+    if SEVERITY[llm_decision] > SEVERITY[raised]:
+        raised, reasons = llm_decision, (*reasons, f"llm policy check: P(unsafe)={llm_risk:.2f}")
+    return replace(
+        decision,
+        decision=raised,
+        risk=round(max(decision.risk, llm_risk), 4),
+        llm_risk=round(llm_risk, 4),
+        llm_status=status,
+        reasons=reasons,
     )

@@ -170,12 +170,22 @@ class Document(models.Model):
 class JobState(models.TextChoices):
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
+    # The rules' result is published (`final: false`); the job waits for its model questions (`JobPhase.LLM`).
+    PROVISIONAL = "provisional", "Provisional"
     DONE = "done", "Done"
     NEEDS_REVIEW = "needs_review", "Needs review"
     FAILED = "failed", "Failed"
 
 
 FINAL_STATES = (JobState.DONE, JobState.NEEDS_REVIEW, JobState.FAILED)
+
+
+class JobPhase(models.TextChoices):
+    """Which part of the pipeline a queued or running job is in: the rules (extraction to a provisional result,
+    on the default queue) or the model's questions (to the final result, on the `llm` queue)."""
+
+    RULES = "rules", "Rules"
+    LLM = "llm", "LLM"
 
 
 class Job(models.Model):
@@ -197,6 +207,9 @@ class Job(models.Model):
     review_reasons = models.JSONField(default=list, blank=True)
     degraded = models.BooleanField(default=False)
     error = models.JSONField(null=True, blank=True)
+    phase = models.CharField(max_length=8, choices=JobPhase.choices, default=JobPhase.RULES)
+    # Set when the model was unavailable for this job's questions: it waits (DOCGATE_LLM_WAIT_MAX_S) for it.
+    llm_waiting_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["state", "queued_at"]), models.Index(fields=["state", "lease_expires_at"])]
@@ -217,6 +230,8 @@ class Result(models.Model):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="results")
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="results")
     version = models.PositiveIntegerField()
+    # False for the rules' provisional result that a job publishes before the model has answered.
+    final = models.BooleanField(default=True)
     data = models.JSONField(default=dict)
     provenance = models.JSONField(default=dict)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -354,6 +369,8 @@ class WebhookEndpoint(models.Model):
     url = models.URLField(max_length=500)
     secret = models.CharField(max_length=200)
     active = models.BooleanField(default=True)
+    # Also send `result.provisional` (the rules' result, before the model's answers); `result.final` always.
+    provisional_events = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 

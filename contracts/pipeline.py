@@ -21,18 +21,20 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from contracts.audit import audit_record
-from contracts.models import Job, JobState
+from contracts.dispatch import job_send_on_commit
+from contracts.models import Job, JobPhase, JobState
 from contracts.refusals import Refused
 from contracts.results import result_write
 from contracts.review.workflow import review_task_open
-from contracts.stages.base import JobContext, Stage
+from contracts.stages.base import JobContext, LLMWait, Stage
 from contracts.stages.extract import ExtractionStage
 from contracts.stages.gate import GateStage
 from contracts.stages.llm import LLMStage
 from contracts.stages.merge import MergeStage
 from contracts.stages.normalize import NormalizeStage
+from contracts.stages.plan import PlanStage
 from contracts.stages.rules import RulesStage
-from contracts.webhooks.delivery import webhook_event_failed, webhook_event_final
+from contracts.webhooks.delivery import webhook_event_failed, webhook_event_final, webhook_event_provisional
 
 logger = logging.getLogger(__name__)
 
@@ -48,9 +50,14 @@ class JobLost(Exception):
 
 
 def pipeline_stages() -> list[Stage]:
-    """Return the ordered stages every job runs, then any `DOCGATE_EXTRA_STAGES` (dotted class paths)."""
+    """Return the ordered stages every job runs, then any `DOCGATE_EXTRA_STAGES` (dotted class paths).
+
+    A job runs them twice when the plan has questions for the model: first without asking (the rules' result is
+    published as provisional), then, on the `llm` queue, asking them (the final result). Otherwise once."""
     extra = [import_string(path)() for path in settings.DOCGATE_EXTRA_STAGES]
-    return [ExtractionStage(), NormalizeStage(), RulesStage(), LLMStage(), GateStage(), MergeStage(), *extra]
+    return [
+        ExtractionStage(), NormalizeStage(), RulesStage(), GateStage(), PlanStage(), LLMStage(), MergeStage(), *extra,
+    ]  # fmt: skip
 
 
 class RunStatus(enum.StrEnum):
@@ -64,6 +71,8 @@ class RunStatus(enum.StrEnum):
     MISSING = "missing"  # no such job
     ALREADY_FINAL = "already_final"
     NOT_CLAIMED = "not_claimed"
+    PROVISIONAL = JobState.PROVISIONAL.value  # the rules' result is out; the model's questions are queued
+    WAITING = "waiting"  # the model is unavailable: the job stays provisional and is tried again later
 
 
 @dataclass(frozen=True)
@@ -74,12 +83,17 @@ class RunOutcome:
     retry_after_s: float = 0.0
 
 
-def job_claim(job_id: JobId, worker: str) -> int | None:
-    """Claim a queued job (or one whose lease ran out) for this worker; return the attempt number or None."""
+WAITING_STATE = {JobPhase.RULES: JobState.QUEUED, JobPhase.LLM: JobState.PROVISIONAL}
+
+
+def job_claim(job_id: JobId, worker: str, phase: str = JobPhase.RULES) -> int | None:
+    """Claim a job waiting for this phase (or one of the phase whose lease ran out) for this worker; return the
+    attempt number or None."""
     now = timezone.now()
     lease = now + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
-    claimable = Q(state=JobState.QUEUED) | Q(state=JobState.RUNNING, lease_expires_at__lt=now)
-    updated = Job.objects.filter(claimable, pk=job_id, attempts__lt=settings.DOCGATE_JOB_MAX_ATTEMPTS).update(
+    claimable = Q(state=WAITING_STATE[JobPhase(phase)]) | Q(state=JobState.RUNNING, lease_expires_at__lt=now)
+    jobs = Job.objects.filter(claimable, pk=job_id, phase=phase, attempts__lt=settings.DOCGATE_JOB_MAX_ATTEMPTS)
+    updated = jobs.update(
         state=JobState.RUNNING,
         attempts=F("attempts") + 1,
         started_at=now,
@@ -95,20 +109,22 @@ def _owned(job_id: JobId, attempt: int) -> QuerySet[Job]:
     return Job.objects.filter(pk=job_id, state=JobState.RUNNING, attempts=attempt)
 
 
-def job_run(job_id: JobId, worker: str, stages: Sequence[Stage] | None = None) -> RunOutcome:
-    """Run the pipeline for one job; idempotent: a second delivery of the same job does nothing."""
+def job_run(
+    job_id: JobId, worker: str, stages: Sequence[Stage] | None = None, phase: str = JobPhase.RULES
+) -> RunOutcome:
+    """Run the pipeline for one job in one phase; idempotent: a second delivery of the same job does nothing."""
     job = Job.objects.filter(pk=job_id).select_related("document").first()
     if job is None:
         return RunOutcome(RunStatus.MISSING)
     if job.is_final:
         return RunOutcome(RunStatus.ALREADY_FINAL)
-    attempt = job_claim(job_id, worker)
+    attempt = job_claim(job_id, worker, phase)
     if attempt is None:
         job.refresh_from_db()
         if job.state == JobState.RUNNING and job.lease_expires_at is not None:
             remaining = (job.lease_expires_at - timezone.now()).total_seconds()
             return RunOutcome(RunStatus.BUSY, retry_after_s=max(remaining, 0.0) + 1.0)
-        if job.state == JobState.QUEUED and job.attempts >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
+        if job.state == WAITING_STATE[JobPhase(phase)] and job.attempts >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
             job_fail(
                 job_id, None, {"stage": None, "type": "GaveUp", "message": f"gave up after {job.attempts} attempts"}
             )
@@ -116,6 +132,8 @@ def job_run(job_id: JobId, worker: str, stages: Sequence[Stage] | None = None) -
         return RunOutcome(RunStatus.NOT_CLAIMED)
     job.refresh_from_db()
     ctx = JobContext(job=job, document=job.document, attempt=attempt, text=job.document.text)
+    ctx.ask_model = phase == JobPhase.LLM
+    ctx.may_wait_for_llm = ctx.ask_model and not _llm_wait_over(job)
     timings: dict[str, Any] = dict(job.stage_timings)
     stage_name = "start"
     try:
@@ -128,13 +146,83 @@ def job_run(job_id: JobId, worker: str, stages: Sequence[Stage] | None = None) -
             _lease_extend(job_id, attempt, timings)
     except JobLost:
         return RunOutcome(RunStatus.LOST)
+    except LLMWait as exc:
+        return job_wait(job_id, attempt, str(exc))
     except (TransientError, OperationalError, InterfaceError) as exc:
         _job_release(job_id, attempt, _error_record(exc, stage_name))
         raise TransientError(str(exc)) from exc
     except Exception as exc:
         job_fail(job_id, attempt, _error_record(exc, stage_name))
         return RunOutcome(RunStatus.FAILED)
+    if not ctx.ask_model and ctx.plan is not None and ctx.plan.asks_model:
+        return RunOutcome(job_publish_provisional(ctx, timings))
     return RunOutcome(job_finish(ctx, timings))
+
+
+def _llm_wait_over(job: Job) -> bool:
+    """Whether this job has waited DOCGATE_LLM_WAIT_MAX_S for the model already."""
+    since, limit = job.llm_waiting_since, settings.DOCGATE_LLM_WAIT_MAX_S
+    return limit <= 0 or (since is not None and (timezone.now() - since).total_seconds() >= limit)
+
+
+def llm_wait_retry_s(job_id: JobId) -> float:
+    """When to try a waiting job again: when the breaker lets calls through, at least after a backoff."""
+    from contracts.llm import llm_client
+
+    remaining = llm_client().breaker.cooldown_remaining_s()
+    waited = Job.objects.filter(pk=job_id).values_list("llm_waiting_since", flat=True).first()
+    elapsed = (timezone.now() - waited).total_seconds() if waited else 0.0
+    backoff = min(60.0, max(5.0, elapsed / 4))  # 5 s at first, then a quarter of the wait so far, at most 60 s
+    return max(remaining, backoff)
+
+
+def job_wait(job_id: JobId, attempt: int, reason: str) -> RunOutcome:
+    """Put a job whose model is unavailable back to `provisional` (its provisional result stays published) and
+    mark since when it waits; the try does not count as an attempt. Waiting ends when the model answers, or after
+    DOCGATE_LLM_WAIT_MAX_S, when the next try finishes the job without the model (review, `llm_unavailable`)."""
+    now = timezone.now()
+    with transaction.atomic():
+        job = Job.objects.select_for_update().filter(pk=job_id, state=JobState.RUNNING, attempts=attempt).first()
+        if job is None:
+            return RunOutcome(RunStatus.LOST)
+        Job.objects.filter(pk=job_id).update(
+            state=JobState.PROVISIONAL,
+            attempts=F("attempts") - 1,
+            lease_expires_at=None,
+            queued_at=now,
+            llm_waiting_since=job.llm_waiting_since or now,
+            error={"stage": "llm", "code": "llm_unavailable", "type": "LLMWait", "message": reason},
+        )
+    logger.info("job %s: the model is unavailable (%s); waiting for it", job_id, reason)
+    return RunOutcome(RunStatus.WAITING, retry_after_s=llm_wait_retry_s(job_id))
+
+
+def job_publish_provisional(ctx: JobContext, timings: dict[str, Any]) -> RunStatus:
+    """Publish the rules' result as provisional (`final: false`) and queue the model's questions (`llm` queue).
+    No review task and no `result.final` webhook: those wait for the final result."""
+    with transaction.atomic():
+        updated = _owned(ctx.job.pk, ctx.attempt).update(
+            state=JobState.PROVISIONAL,
+            phase=JobPhase.LLM,
+            queued_at=timezone.now(),
+            lease_expires_at=None,
+            stage_timings=timings,
+            artifacts=ctx.job_artifacts(),
+            error=None,
+        )
+        if updated != 1:
+            return RunStatus.LOST
+        result = result_write(
+            organisation_id=ctx.job.organisation_id,
+            document_id=ctx.document.pk,
+            job_id=ctx.job.pk,
+            data=result_data(ctx),
+            provenance={"stages": list(timings), **ctx.provenance()},
+            final=False,
+        )
+        webhook_event_provisional(result=result)
+        job_send_on_commit(str(ctx.job.pk), JobPhase.LLM)
+    return RunStatus.PROVISIONAL
 
 
 def _error_record(exc: BaseException, stage_name: str) -> dict[str, Any]:
@@ -245,6 +333,7 @@ def job_finish(ctx: JobContext, timings: dict[str, Any]) -> RunStatus:
             review_reasons=ctx.review_reasons,
             degraded=ctx.degraded,
             error=None,
+            llm_waiting_since=None,
         )
         if updated != 1:
             return RunStatus.LOST  # another run finished it; writing a second result would double the work
@@ -283,9 +372,8 @@ def jobs_sweep() -> tuple[SweepReport, list[str]]:
     now = timezone.now()
     to_send: list[str] = []
     failed = requeued = resent = 0
-    for job_id, attempts in Job.objects.filter(state=JobState.RUNNING, lease_expires_at__lt=now).values_list(
-        "pk", "attempts"
-    ):
+    expired = Job.objects.filter(state=JobState.RUNNING, lease_expires_at__lt=now)
+    for job_id, attempts, phase in expired.values_list("pk", "attempts", "phase"):
         if attempts >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
             job_fail(
                 job_id,
@@ -295,13 +383,14 @@ def jobs_sweep() -> tuple[SweepReport, list[str]]:
             failed += 1
             continue
         stale = Job.objects.filter(pk=job_id, state=JobState.RUNNING, lease_expires_at__lt=now)
-        if stale.update(state=JobState.QUEUED, queued_at=now, lease_expires_at=None) == 1:
+        if stale.update(state=WAITING_STATE[JobPhase(phase)], queued_at=now, lease_expires_at=None) == 1:
             requeued += 1
             to_send.append(str(job_id))
     deadline = now - timedelta(seconds=settings.DOCGATE_JOB_QUEUED_DEADLINE_S)
-    for job_id in Job.objects.filter(state=JobState.QUEUED, queued_at__lt=deadline).values_list("pk", flat=True):
+    waiting = [JobState.QUEUED, JobState.PROVISIONAL]
+    for job_id in Job.objects.filter(state__in=waiting, queued_at__lt=deadline).values_list("pk", flat=True):
         # Touching queued_at keeps the next sweep from resending before the deadline passes again.
-        if Job.objects.filter(pk=job_id, state=JobState.QUEUED, queued_at__lt=deadline).update(queued_at=now):
+        if Job.objects.filter(pk=job_id, state__in=waiting, queued_at__lt=deadline).update(queued_at=now):
             resent += 1
             to_send.append(str(job_id))
     return SweepReport(requeued_running=requeued, resent_queued=resent, failed=failed), to_send

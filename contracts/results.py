@@ -18,6 +18,7 @@ def result_write(
     data: dict[str, Any],
     provenance: dict[str, Any],
     created_by: Any = None,
+    final: bool = True,
 ) -> Result:
     """Store the document's next result version (its latest plus one). Call inside the transaction that makes
     the new version official; the unique (document, version) constraint refuses a concurrent duplicate."""
@@ -27,6 +28,7 @@ def result_write(
         document_id=document_id,
         job_id=job_id,
         version=latest + 1,
+        final=final,
         data=data,
         provenance=provenance,
         created_by=created_by,

@@ -10,8 +10,9 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from contracts.dispatch import JOB_RUN, WEBHOOK_DELIVER, backoff_delay_s, task_send
-from contracts.pipeline import RunStatus, TransientError, job_run, jobs_sweep
+from contracts.dispatch import WEBHOOK_DELIVER, backoff_delay_s, job_send, task_send
+from contracts.models import Job, JobPhase
+from contracts.pipeline import RunOutcome, RunStatus, TransientError, job_run, jobs_sweep
 from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_deliveries_due
 
 logger = logging.getLogger(__name__)
@@ -27,28 +28,41 @@ def retry_delay_s(retries: int) -> float:
     return backoff_delay_s(retries, settings.DOCGATE_RETRY_BACKOFF_S, 300.0)
 
 
+def _job_phase_run(task: Any, job_id: str, phase: str) -> str:
+    """Run one phase of a job; retry on transient errors, a busy job, or (llm phase) a model that is down."""
+    try:
+        outcome: RunOutcome = job_run(job_id, worker_name(), phase=phase)
+    except TransientError as exc:
+        if task.request.retries + 1 >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
+            logger.warning("job %s: transient error on the last attempt; the next claim marks it failed", job_id)
+        raise task.retry(exc=exc, countdown=retry_delay_s(task.request.retries)) from exc
+    if outcome.status in (RunStatus.BUSY, RunStatus.WAITING):
+        # Busy: another worker holds a live lease (or died holding it): look again once it has run out.
+        # Waiting: the model is unavailable; look again when the breaker lets calls through.
+        raise task.retry(countdown=outcome.retry_after_s)
+    logger.info("job %s (%s): %s", job_id, phase, outcome.status)
+    return outcome.status
+
+
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def job_run_task(self: Any, job_id: str) -> str:
-    """Run the pipeline for one job; safe to receive more than once."""
-    try:
-        outcome = job_run(job_id, worker_name())
-    except TransientError as exc:
-        if self.request.retries + 1 >= settings.DOCGATE_JOB_MAX_ATTEMPTS:
-            logger.warning("job %s: transient error on the last attempt; the next claim marks it failed", job_id)
-        raise self.retry(exc=exc, countdown=retry_delay_s(self.request.retries)) from exc
-    if outcome.status == RunStatus.BUSY:
-        # Another worker holds a live lease (or died holding it): look again once the lease has run out.
-        raise self.retry(countdown=outcome.retry_after_s)
-    logger.info("job %s: %s", job_id, outcome.status)
-    return outcome.status
+    """Run a job's rules (to its provisional or, with nothing to ask the model, final result); idempotent."""
+    return _job_phase_run(self, job_id, JobPhase.RULES)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def job_llm_task(self: Any, job_id: str) -> str:
+    """Ask the model a job's planned questions and store its final result (`llm` queue); idempotent."""
+    return _job_phase_run(self, job_id, JobPhase.LLM)
 
 
 @shared_task(acks_late=True)
 def jobs_sweep_task() -> dict[str, int]:
     """Periodic: hand jobs stuck in queued/running back to the broker."""
     report, job_ids = jobs_sweep()
+    phases = {str(pk): phase for pk, phase in Job.objects.filter(pk__in=job_ids).values_list("pk", "phase")}
     for job_id in job_ids:
-        task_send(JOB_RUN, job_id)
+        job_send(job_id, phases.get(job_id, JobPhase.RULES))
     if job_ids:
         logger.info("sweeper re-enqueued %d job(s): %s", len(job_ids), report)
     return {"requeued_running": report.requeued_running, "resent_queued": report.resent_queued, "failed": report.failed}

@@ -90,6 +90,13 @@ class CircuitBreaker:
                 self._trial_in_flight = False
                 self._openings += 1
 
+    def cooldown_remaining_s(self) -> float:
+        """Seconds until an open breaker lets a trial call through (0 when it is not open)."""
+        with self._lock:
+            if self._current_state() != "open":
+                return 0.0
+            return max(0.0, self.cooldown_s - (self._clock() - self._opened_at))
+
     def snapshot(self) -> BreakerSnapshot:
         """Return the state and counters, consistently read under the lock."""
         with self._lock:

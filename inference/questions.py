@@ -39,15 +39,40 @@ def _chunks(client: LLMClient, text: str, budget: int) -> list[Chunk]:
     return text_chunks(text, budget, client.count_tokens)
 
 
+def shared_budget(client: LLMClient, prompts: Sequence[tuple[str, dict[str, str]]]) -> int:
+    """One document budget for several questions about the same document: the smallest of theirs, each with the
+    full reply budget. Cut with it, every question sees the same chunks, and as the prompts put the fenced chunk
+    first, they begin with the same tokens: vLLM's prefix cache and llama.cpp's prompt cache read it once."""
+    max_tokens = client.config.max_output_tokens
+    return min(document_budget(client, task, max_tokens, **values) for task, values in prompts)
+
+
+def clause_prompt_values(labels: Sequence[str]) -> dict[str, str]:
+    """The clause question's values besides the document (for budgets shared with other questions)."""
+    return {"labels": "\n".join(f"- {label}" for label in labels)}
+
+
+def ticket_prompt_values(taxonomy: TicketTaxonomy) -> dict[str, str]:
+    """The ticket question's values besides the document (for budgets shared with other questions)."""
+    return {"categories": _taxonomy_outline(taxonomy)}
+
+
 def clauses_extract(
-    client: LLMClient, text: str, labels: Sequence[str], *, max_output_tokens: int | None = None
+    client: LLMClient,
+    text: str,
+    labels: Sequence[str],
+    *,
+    max_output_tokens: int | None = None,
+    budget: int | None = None,
 ) -> LLMTaskResult:
-    """Find clauses of the given labels in a contract, chunk by chunk; findings carry spans in `text`."""
+    """Find clauses of the given labels in a contract, chunk by chunk (of `budget` tokens, else the question's
+    own); findings carry spans in `text`."""
     max_tokens = max_output_tokens or client.config.max_output_tokens
-    label_list = "\n".join(f"- {label}" for label in labels)
+    label_list = clause_prompt_values(labels)["labels"]
     schema = clause_extraction_model(tuple(labels))
     run = TaskRun(client, "clauses_extract", prompt_template("clause_extraction")[1])
-    chunks = _chunks(client, text, document_budget(client, "clause_extraction", max_tokens, labels=label_list))
+    own = document_budget(client, "clause_extraction", max_tokens, labels=label_list)
+    chunks = _chunks(client, text, min(budget or own, own))
     for chunk in chunks:
         prompt = prompt_render("clause_extraction", chunk.text, labels=label_list)
         try:
@@ -74,7 +99,12 @@ def _taxonomy_outline(taxonomy: TicketTaxonomy) -> str:
 
 
 def ticket_classify(
-    client: LLMClient, text: str, taxonomy: TicketTaxonomy, *, max_output_tokens: int | None = None
+    client: LLMClient,
+    text: str,
+    taxonomy: TicketTaxonomy,
+    *,
+    max_output_tokens: int | None = None,
+    budget: int | None = None,
 ) -> LLMTaskResult:
     """Classify a ticket into the taxonomy with an urgency level; level 2/3 outside the taxonomy are dropped and
     counted as off_taxonomy. A ticket longer than the window is classified on its first chunk (truncated)."""
@@ -82,7 +112,8 @@ def ticket_classify(
     outline = _taxonomy_outline(taxonomy)
     schema = ticket_classification_model(tuple(taxonomy.level1_names))
     run = TaskRun(client, "ticket_classify", prompt_template("ticket_classification")[1])
-    chunks = _chunks(client, text, document_budget(client, "ticket_classification", max_tokens, categories=outline))
+    own = document_budget(client, "ticket_classification", max_tokens, categories=outline)
+    chunks = _chunks(client, text, min(budget or own, own))
     prompt = prompt_render("ticket_classification", chunks[0].text if chunks else "", categories=outline)
     if not chunks:
         return run.result(chunks=0)
@@ -173,12 +204,12 @@ def response_draft(
     return run.result(chunks=1, truncated=len(chunks) > 1, output_text=reply.parsed.draft)
 
 
-def safety_risk(client: LLMClient, text: str, max_chunks: int) -> float | None:
+def safety_risk(client: LLMClient, text: str, max_chunks: int, *, budget: int | None = None) -> float | None:
     """The model's P(yes) to the safety policy question, from the first token's log-probabilities; a long text
     is asked chunk by chunk (at most `max_chunks`) and its risk is the highest chunk's. None for empty text.
 
     LLMInvalidOutput when the model cannot answer yes/no (a base model); other LLMErrors propagate."""
-    budget = document_budget(client, "safety_check", 1)
-    chunks = text_chunks(text, budget, client.count_tokens)[:max_chunks]
+    own = document_budget(client, "safety_check", 1)
+    chunks = text_chunks(text, min(budget or own, own), client.count_tokens)[:max_chunks]
     risks = [client.yes_probability(prompt_render("safety_check", chunk.text).messages) for chunk in chunks]
     return max(risks) if risks else None

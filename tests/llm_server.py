@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,3 +53,15 @@ def local_llm_server(*, n_ctx: int = 2048, n_threads: int = 2) -> Iterator[Local
             yield server
         finally:
             server.stop()
+
+
+def job_run_to_final(job_id: Any, worker: str = "test-worker") -> Any:
+    """Run a job as the two workers would: its rules (a provisional result when it has questions for the model),
+    then the model's questions (the final result); return the last run's outcome."""
+    from contracts.models import JobPhase
+    from contracts.pipeline import job_run
+
+    outcome = job_run(job_id, worker)
+    if outcome.status == "provisional":
+        outcome = job_run(job_id, worker, phase=JobPhase.LLM)
+    return outcome

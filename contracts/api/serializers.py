@@ -81,6 +81,8 @@ class JobSerializer(serializers.ModelSerializer):
             "review_reasons",
             "degraded",
             "error",
+            "phase",
+            "llm_waiting_since",
         ]
 
 
@@ -134,7 +136,7 @@ class ResultSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Result
-        fields = ["document", "job", "version", "data", "provenance", "created_at"]
+        fields = ["document", "job", "version", "final", "data", "provenance", "created_at"]
 
 
 class DocumentFilterSerializer(serializers.Serializer):

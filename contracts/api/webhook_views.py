@@ -34,6 +34,9 @@ class WebhookConfigInputSerializer(serializers.Serializer):
         help_text="Leave out to keep the current secret, or to have one generated for a new endpoint.",
     )
     active = serializers.BooleanField(required=False, default=True)
+    provisional_events = serializers.BooleanField(
+        required=False, default=False, help_text="Also send result.provisional: the rules' result before the model's."
+    )
     rotate_secret = serializers.BooleanField(required=False, default=False)
 
 
@@ -42,7 +45,7 @@ class WebhookEndpointSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = WebhookEndpoint
-        fields = ["url", "active", "secret_hint", "created_at", "updated_at"]
+        fields = ["url", "active", "provisional_events", "secret_hint", "created_at", "updated_at"]
 
     def get_secret_hint(self, endpoint: WebhookEndpoint) -> str:
         return f"{endpoint.secret[:10]}…"
@@ -105,6 +108,7 @@ class WebhookEndpointView(APIView):
                 secret=data.get("secret"),
                 active=data["active"],
                 rotate_secret=data["rotate_secret"],
+                provisional_events=data["provisional_events"],
             )
         except WebhookConfigError as exc:
             return error_response("invalid_webhook", exc.message, 400)

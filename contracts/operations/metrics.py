@@ -66,6 +66,10 @@ def _pipeline_result_saved(sender: type[Result], instance: Result, created: bool
 post_save.connect(_pipeline_result_saved, sender=Result, dispatch_uid="docgate-metrics-result")
 
 
+# A job waits for the model while it is provisional (between tries) or running its model questions.
+WAITING_FOR_LLM = (JobState.PROVISIONAL, JobState.RUNNING)
+
+
 class DatabaseCollector(Collector):
     """Gauges computed from the database at scrape time, so they hold across web and worker processes."""
 
@@ -76,6 +80,12 @@ class DatabaseCollector(Collector):
         for state in JobState.values:
             jobs.add_metric([state], counts.get(state, 0))
         yield jobs
+        waiting = Job.objects.filter(state__in=WAITING_FOR_LLM, llm_waiting_since__isnull=False).count()
+        yield GaugeMetricFamily(
+            "docgate_jobs_waiting_for_llm",
+            "Jobs with a provisional result waiting for the model, which was unavailable (DOCGATE_LLM_WAIT_MAX_S).",
+            value=waiting,
+        )
         degraded = Job.objects.filter(degraded=True).count()
         yield GaugeMetricFamily("docgate_jobs_degraded", "Jobs finished without the LLM.", value=degraded)
         pending = ReviewTask.objects.exclude(state=ReviewState.FINALIZED)

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import sys
 
+DEFAULT_QUEUE = "celery"
+LLM_QUEUE = "llm"  # a job's model questions (contracts.dispatch.JOB_LLM)
+ALL_QUEUES = (DEFAULT_QUEUE, LLM_QUEUE)
 
-def worker_command(*, concurrency: int = 1, hostname: str | None = None, standalone: bool = False) -> list[str]:
-    """`celery worker` for DocGate's app; `standalone` drops the cluster chatter (gossip, mingle, heartbeat) that
-    a single short-lived worker does not need."""
+
+def worker_command(
+    *,
+    concurrency: int = 1,
+    hostname: str | None = None,
+    standalone: bool = False,
+    queues: tuple[str, ...] = ALL_QUEUES,
+) -> list[str]:
+    """`celery worker` for DocGate's app, consuming `queues` (both by default: one worker does everything);
+    `standalone` drops the cluster chatter (gossip, mingle, heartbeat) that a single short-lived worker does not
+    need."""
     command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO"]
-    command += ["--concurrency", str(concurrency)]
+    command += ["--concurrency", str(concurrency), "--queues", ",".join(queues)]
     if hostname is not None:
         command += ["--hostname", hostname]
     if standalone:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from contracts.cascade import LLMPlan
 from contracts.findings import Finding
 from contracts.gate import GateDecision
 from contracts.models import Document, Job
@@ -56,6 +57,12 @@ class JobContext:
     normalized: NormalizedText | None = None  # normalize
     findings: list[Finding] = field(default_factory=list)  # rules, llm; merged by merge
     rule_packs: dict[str, str] = field(default_factory=dict)  # rules: pack name -> version
+    plan: LLMPlan | None = None  # plan: what the model is asked, and why
+    # Whether this run asks the model its planned questions: not in a job's first (rules) run, which publishes a
+    # provisional result; yes in its second (llm) run and in a single local analysis.
+    ask_model: bool = True
+    # Whether an outage may make this run wait for the model (`LLMWait`) rather than finish without it.
+    may_wait_for_llm: bool = False
     llm: LLMOutcome | None = None  # llm
     mandarin_rewrite: str | None = None  # llm, for Cantonese input
     gate: GateDecision | None = None  # gate
@@ -96,12 +103,18 @@ class JobContext:
             out["rule_packs"] = self.rule_packs
         if self.llm is not None:
             out["llm"] = self.llm.record()
+            if self.plan is not None:
+                out["llm"]["plan"] = self.plan.record()
         return out
 
     @property
     def llm_answered(self) -> bool:
         """The LLM stage ran and the model answered."""
         return self.llm is not None and self.llm.answered
+
+
+class LLMWait(Exception):
+    """The model is unavailable and this job may still wait for it: the runner puts it back, provisional."""
 
 
 class Stage(Protocol):

@@ -56,6 +56,8 @@ class ExtractionStage:
                 Document.objects.filter(pk=document.pk).update(text=ctx.text)
             document.text = ctx.text
             ocr = extracted.ocr
+        elif (earlier := (ctx.job.artifacts or {}).get("stats") or {}).get("ocr"):
+            ocr = {"pages": earlier.get("ocr_pages", [])}  # the job's first run OCRed it; this run reuses the text
         ctx.stats = {
             **text_statistics(ctx.text),
             "content_type": document.content_type,

@@ -1,4 +1,5 @@
-"""The LLM stage: runs after the rules, adds grounded LLM findings, degrades to rules-only on outage."""
+"""The LLM stage: asks the model what the plan lists, adds grounded findings; on an outage the job waits for the
+model (`LLMWait`) while it may, then degrades to rules-only."""
 
 from __future__ import annotations
 
@@ -8,13 +9,21 @@ from typing import Any
 from django.conf import settings
 
 from contracts.findings import llm_clause_findings, llm_ticket_finding
+from contracts.gate import gate_llm_raise
 from contracts.llm import llm_breaker_snapshot, llm_client
-from contracts.stages.base import JobContext, LLMOutcome
+from contracts.stages.base import JobContext, LLMOutcome, LLMWait
+from contracts.stages.gate import gate_reasons
 from inference.client import LLMClient
 from inference.errors import LLMRequestError, LLMUnavailable
-from inference.questions import cantonese_rewrite, clauses_extract, ticket_classify
+from inference.questions import (
+    cantonese_rewrite,
+    clause_prompt_values,
+    clauses_extract,
+    shared_budget,
+    ticket_classify,
+    ticket_prompt_values,
+)
 from inference.results import LLMTaskResult
-from rules.clauses import load_pack
 from rules.tickets.taxonomy import load_taxonomy
 
 logger = logging.getLogger(__name__)
@@ -35,41 +44,75 @@ def _task_provenance(result: LLMTaskResult) -> dict[str, Any]:
 
 
 class LLMStage:
-    """Ask the configured model (vLLM in production, llama.cpp locally) for clauses or the ticket's category."""
+    """Ask the configured model (vLLM in production, llama.cpp locally) the questions the plan lists: the
+    safety policy question, doubtful clause types, an uncertain ticket category, a Cantonese rewrite."""
 
     name = "llm"
 
     def run(self, ctx: JobContext) -> None:
-        if not settings.LLM_ENABLED:
+        plan = ctx.plan
+        if not settings.LLM_ENABLED or plan is None or not plan.asks_model:
             ctx.llm = LLMOutcome(enabled=False)
             return
         client = llm_client()
         outcome = LLMOutcome(enabled=True, model=client.config.model, engine=client.config.engine)
         ctx.llm = outcome
+        if not ctx.ask_model:
+            outcome.error = "deferred: asked after the provisional result"
+            return
         try:
-            for result in self._tasks(ctx, client):
+            budget = self._shared_budget(ctx, client)
+            for result in self._tasks(ctx, client, budget):
                 outcome.tasks[result.task] = _task_provenance(result)
                 if result.invalid_outputs and not result.calls - result.invalid_outputs:
                     ctx.review_reasons.append("llm_invalid_output")
+            self._gate(ctx, budget)
         except (LLMUnavailable, LLMRequestError) as exc:
+            if ctx.may_wait_for_llm:
+                raise LLMWait(f"{type(exc).__name__}: {exc}"[:500]) from exc
             logger.warning("job %s: LLM unavailable (%s); keeping the rules-only result", ctx.job.pk, exc)
             ctx.degraded = True
             ctx.review_reasons.append("llm_unavailable")
             outcome.error = f"{type(exc).__name__}: {exc}"[:500]
         outcome.breaker = llm_breaker_snapshot()
 
-    def _tasks(self, ctx: JobContext, client: LLMClient) -> list[LLMTaskResult]:
+    @staticmethod
+    def _shared_budget(ctx: JobContext, client: LLMClient) -> int | None:
+        """One chunk budget for the questions asked about the same text, so that they share their prompt prefix
+        (the fenced chunk comes first); None when only one of them is asked."""
+        assert ctx.plan is not None
+        prompts: list[tuple[str, dict[str, str]]] = []
+        if ctx.plan.question("gate") is not None:
+            prompts.append(("safety_check", {}))
+        if (clauses := ctx.plan.question("clauses")) is not None:
+            prompts.append(("clause_extraction", clause_prompt_values(clauses.labels)))
+        if ctx.plan.question("ticket_category") is not None:
+            prompts.append(("ticket_classification", ticket_prompt_values(load_taxonomy())))
+        return shared_budget(client, prompts) if len(prompts) > 1 else None
+
+    def _gate(self, ctx: JobContext, budget: int | None) -> None:
+        assert ctx.plan is not None
+        if ctx.plan.question("gate") is None:
+            return
+        decision = gate_llm_raise(ctx.decided_gate(), ctx.normalized_text().text, budget=budget)
+        if decision.llm_status == "unavailable":
+            raise LLMUnavailable("the safety policy question could not be asked")
+        gate_reasons(ctx, decision)
+
+    def _tasks(self, ctx: JobContext, client: LLMClient, budget: int | None) -> list[LLMTaskResult]:
+        assert ctx.plan is not None
         normalized = ctx.normalized_text()
         results: list[LLMTaskResult] = []
-        if ctx.document.kind == "contract":
-            result = clauses_extract(client, normalized.text, tuple(load_pack().clauses))
+        clauses = ctx.plan.question("clauses")
+        if clauses is not None:
+            result = clauses_extract(client, normalized.text, clauses.labels, budget=budget)
             results.append(result)
             ctx.findings.extend(llm_clause_findings(normalized, result.findings, result.prompt_version))
-        else:
-            result = ticket_classify(client, normalized.text, load_taxonomy())
+        if ctx.plan.question("ticket_category") is not None:
+            result = ticket_classify(client, normalized.text, load_taxonomy(), budget=budget)
             results.append(result)
             ctx.findings.extend(llm_ticket_finding(normalized, f, result.prompt_version) for f in result.findings)
-        if normalized.report.is_cantonese:
+        if ctx.plan.question("cantonese_rewrite") is not None:
             rewrite = cantonese_rewrite(client, normalized.text)
             results.append(rewrite)
             ctx.mandarin_rewrite = rewrite.output_text

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from typing import Any, Literal
 
 from django.conf import settings
@@ -40,8 +41,12 @@ def _by_label(findings: list[Finding], kind: str, source: str) -> dict[str, list
     return grouped
 
 
-def rule_llm_merge(findings: list[Finding], *, llm_answered: bool) -> tuple[list[Finding], list[dict[str, Any]]]:
-    """Return findings with provenance and the list of conflicts between rules and LLM."""
+def rule_llm_merge(
+    findings: list[Finding], *, llm_answered: bool, asked: Callable[[str, str], bool] = lambda kind, label: True
+) -> tuple[list[Finding], list[dict[str, Any]]]:
+    """Return findings with provenance and the list of conflicts between rules and LLM. A rule finding is
+    `unconfirmed` only when the model answered and was asked about it (`asked(kind, label)`: the cascade asks
+    about doubtful clause types only)."""
     merged: list[Finding] = []
     conflicts: list[dict[str, Any]] = []
     consumed: set[int] = set()
@@ -77,7 +82,8 @@ def rule_llm_merge(findings: list[Finding], *, llm_answered: bool) -> tuple[list
             continue
         if "provenance" not in finding:
             finding["provenance"] = finding["source"]
-            if finding["source"] == "rule" and finding["kind"] in CONFLICT_KINDS and llm_answered:
+            kind, label = finding["kind"], finding.get("label") or ""
+            if finding["source"] == "rule" and kind in CONFLICT_KINDS and llm_answered and asked(kind, label):
                 finding["agreement"] = "unconfirmed"
         merged.append(finding)
     return merged, conflicts
@@ -148,7 +154,7 @@ class MergeStage:
 
     def run(self, ctx: JobContext) -> None:
         llm_answered = ctx.llm_answered
-        ctx.findings, conflicts = rule_llm_merge(ctx.findings, llm_answered=llm_answered)
+        ctx.findings, conflicts = rule_llm_merge(ctx.findings, llm_answered=llm_answered, asked=self._asked(ctx))
         if conflicts:
             ctx.review_reasons.append("conflict")
         confidence = self._confidence(ctx)
@@ -170,6 +176,17 @@ class MergeStage:
                 },
             }
         )
+
+    @staticmethod
+    def _asked(ctx: JobContext) -> Callable[[str, str], bool]:
+        """Whether the model was asked about a clause type or the ticket category."""
+        plan = ctx.plan
+        if plan is None:
+            return lambda kind, label: True
+        clauses = plan.question("clauses")
+        labels = set(clauses.labels) if clauses is not None else set()
+        category = plan.question("ticket_category") is not None
+        return lambda kind, label: label in labels if kind == "clause" else category
 
     def _category(self, ctx: JobContext) -> Finding | None:
         return next((f for f in ctx.findings if f["kind"] == "ticket_category" and f["source"] == "rule"), None)
@@ -196,7 +213,8 @@ class MergeStage:
             if is_ticket
             else contract_summary_template(ctx.findings)
         )
-        draft, source = (self._llm_draft(ctx), "llm") if llm_answered and settings.LLM_DRAFTS else (None, "template")
+        wants_draft = ctx.plan.question("draft") is not None if ctx.plan is not None else settings.LLM_DRAFTS
+        draft, source = (self._llm_draft(ctx), "llm") if llm_answered and wants_draft else (None, "template")
         if draft is None:
             draft, source = template, "template"
         organisation = ctx.document.organisation.slug

@@ -27,6 +27,7 @@ from contracts.webhooks.outbound import (
 )
 
 EVENT_RESULT_FINAL = "result.final"
+EVENT_RESULT_PROVISIONAL = "result.provisional"
 EVENT_JOB_FAILED = "job.failed"
 USER_AGENT = "DocGate-Webhook/1"
 TIMEOUT_S = 10.0
@@ -63,15 +64,31 @@ def webhook_body(payload: dict[str, Any]) -> bytes:
 
 def webhook_event_final(*, result: Result) -> WebhookDelivery | None:
     """Record a `result.final` delivery for the organisation's active endpoint and send it after commit."""
+    return _result_event(result, EVENT_RESULT_FINAL, f"result:{result.pk}")
+
+
+def webhook_event_provisional(*, result: Result) -> WebhookDelivery | None:
+    """Record a `result.provisional` delivery (the rules' result, `final: false`) where the endpoint asked for
+    them; the same document's `result.final` follows once the model has answered."""
+    return _result_event(result, EVENT_RESULT_PROVISIONAL, f"provisional:{result.pk}", provisional=True)
+
+
+def _result_event(result: Result, event: str, event_key: str, *, provisional: bool = False) -> WebhookDelivery | None:
     job_state = Job.objects.filter(pk=result.job_id).values_list("state", flat=True).first()
     return _event_record(
         organisation_id=result.organisation_id,
-        event=EVENT_RESULT_FINAL,
-        event_key=f"result:{result.pk}",
+        event=event,
+        event_key=event_key,
+        provisional=provisional,
         body={
             "document": _document_ref(result.document),
             "job": {"id": str(result.job_id), "state": job_state},
-            "result": {"version": result.version, "data": result.data, "provenance": result.provenance},
+            "result": {
+                "version": result.version,
+                "final": result.final,
+                "data": result.data,
+                "provenance": result.provenance,
+            },
         },
     )
 
@@ -100,11 +117,14 @@ def _document_ref(document: Document) -> dict[str, Any]:
     return {"id": str(document.pk), "kind": document.kind, "reference": document.reference}
 
 
-def _event_record(*, organisation_id: Any, event: str, event_key: str, body: dict[str, Any]) -> WebhookDelivery | None:
+def _event_record(
+    *, organisation_id: Any, event: str, event_key: str, body: dict[str, Any], provisional: bool = False
+) -> WebhookDelivery | None:
     """Record one delivery of an event for the organisation's active endpoint (once per event key) and send it
-    after commit; None when the organisation has no active endpoint."""
+    after commit; None when the organisation has no active endpoint (or, for a provisional event, one that did
+    not ask for them)."""
     endpoint = WebhookEndpoint.objects.filter(organisation_id=organisation_id, active=True).first()
-    if endpoint is None:
+    if endpoint is None or (provisional and not endpoint.provisional_events):
         return None
     delivery_id = uuid.uuid4()
     payload = {

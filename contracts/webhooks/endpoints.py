@@ -27,6 +27,7 @@ def webhook_endpoint_configure(
     secret: str | None = None,
     active: bool = True,
     rotate_secret: bool = False,
+    provisional_events: bool = False,
 ) -> tuple[WebhookEndpoint, str | None]:
     """Create or update the organisation's endpoint; return it with the secret if one was generated now."""
     webhook_url_check(url)
@@ -42,6 +43,7 @@ def webhook_endpoint_configure(
             endpoint = WebhookEndpoint(organisation=organisation, secret=new_secret)
         secret_changed = new_secret is not None and new_secret != endpoint.secret
         endpoint.url, endpoint.active, endpoint.updated_at = url, active, timezone.now()
+        endpoint.provisional_events = provisional_events
         if new_secret is not None:
             endpoint.secret = new_secret
         endpoint.save()
@@ -51,6 +53,11 @@ def webhook_endpoint_configure(
             obj=endpoint,
             user=user,
             before=before,
-            after={"url": url, "active": active, "secret_changed": before is None or secret_changed},
+            after={
+                "url": url,
+                "active": active,
+                "provisional_events": provisional_events,
+                "secret_changed": before is None or secret_changed,
+            },
         )
     return endpoint, generated

@@ -10,13 +10,16 @@ from pathlib import Path
 
 PROMPTS_DIR = Path(__file__).resolve().parent
 # The version each task uses now; results record `<task>.<version>` so a change of wording is traceable.
+# v2 puts the fenced document first and the task after it, so that questions about the same chunk share their
+# prompt's prefix (the server's prefix or prompt cache reads it once); the untrusted-data notice opens the fence
+# and every task repeats after the document that its text is data, never instructions.
 PROMPT_VERSIONS: dict[str, str] = {
-    "clause_extraction": "v1",
-    "ticket_classification": "v1",
-    "cantonese_rewrite": "v1",
-    "response_draft_ticket": "v1",
-    "response_draft_contract": "v1",
-    "safety_check": "v1",
+    "clause_extraction": "v2",
+    "ticket_classification": "v2",
+    "cantonese_rewrite": "v2",
+    "response_draft_ticket": "v2",
+    "response_draft_contract": "v2",
+    "safety_check": "v2",
 }
 FENCE_OPEN = "<<<DOCUMENT"
 FENCE_CLOSE = "DOCUMENT"
@@ -54,7 +57,9 @@ def fence_neutralize(text: str) -> str:
 
 def document_fence(document: str) -> str:
     """The untrusted-data notice plus the document between fence markers that carry a per-document id."""
-    nonce = hashlib.sha256(document.encode("utf-8")).hexdigest()[:12]
+    # Twelve decimal digits: Gemma's tokenizer splits digits, so the markers cost the same tokens for every
+    # document and a budget counted around an empty document holds for any (hex ids varied by 3 tokens).
+    nonce = f"{int(hashlib.sha256(document.encode('utf-8')).hexdigest(), 16) % 10**12:012d}"
     body = fence_neutralize(document)
     return f"{UNTRUSTED_NOTICE.format(nonce=nonce)}\n{FENCE_OPEN} {nonce}\n{body}\n{FENCE_CLOSE} {nonce}>>>"
 

@@ -100,7 +100,7 @@ def test_ticket_classification_reply_validates_against_the_live_schema(client: L
     assert (result.model, result.engine, result.prompt_version) == (
         "gemma-3-270m",
         "llamacpp",
-        "ticket_classification.v1",
+        "ticket_classification.v2",
     )
 
 

@@ -61,7 +61,7 @@ def test_clause_findings_from_each_chunk_point_at_the_full_text(llm: ScriptedSer
     ]
     assert all(CONTRACT[f.start : f.end] == f.quote for f in result.findings)
     assert result.findings[1].start > CONTRACT.index("第二条")
-    assert (result.prompt_version, result.model, result.engine) == ("clause_extraction.v1", "gemma-3-270m", "llamacpp")
+    assert (result.prompt_version, result.model, result.engine) == ("clause_extraction.v2", "gemma-3-270m", "llamacpp")
     assert result.wall_ms >= result.llm_latency_ms > 0
 
 
@@ -123,7 +123,7 @@ def test_draft_evidence_is_grounded_and_the_draft_returned(llm: ScriptedServer) 
     assert result.output_text == "您好，已转交相关部门处理。"
     assert [f.quote for f in result.findings] == ["路灯坏了"]
     assert result.dropped_ungrounded == 1
-    assert result.prompt_version == "response_draft_ticket.v1"
+    assert result.prompt_version == "response_draft_ticket.v2"
     assert "类别：城乡建设" in llm.chat_bodies()[0]["messages"][0]["content"]
 
 

@@ -119,7 +119,7 @@ def test_token_counts_come_from_vllms_tokenize_endpoint(server: VLLMServer, clie
 def test_ticket_classification_is_schema_valid_json_sent_as_json_schema(client: LLMClient, wire: WireLog) -> None:
     result = ticket_classify(client, TICKET, load_taxonomy())
     assert_schema_valid(result)
-    assert result.prompt_version == "ticket_classification.v1"
+    assert result.prompt_version == "ticket_classification.v2"
     assert_grounded(result.findings, TICKET)
     (body,) = wire.chat_bodies()
     response_format = body["response_format"]

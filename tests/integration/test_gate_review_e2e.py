@@ -49,7 +49,8 @@ def test_unsafe_ticket_is_held_for_review_then_finalized_and_delivered_signed(
             unsafe.refresh_from_db()
             assert unsafe.state == JobState.NEEDS_REVIEW
             assert {"gate_block", "gate_review"} & set(unsafe.review_reasons)
-            first = unsafe.results.get(version=1)
+            # The pipeline's final result (a provisional one may come before it, when the model had questions).
+            first = unsafe.results.filter(final=True).get()
             assert first.data["gate"]["decision"] in {"review", "block"}
             assert first.data["response"]["status"] != "ready"
             assert first.provenance["llm"]["enabled"] is True
@@ -81,7 +82,7 @@ def test_unsafe_ticket_is_held_for_review_then_finalized_and_delivered_signed(
             api = APIClient()
             api.credentials(HTTP_AUTHORIZATION=f"Api-Key {actors.acme_key}")
             served = api.get(f"/api/v1/documents/{unsafe.document_id}/result/").json()
-            assert served["version"] == 2
+            assert served["version"] == first.version + 1 and served["final"] is True
             assert next(f for f in served["data"]["findings"] if f["id"] == category["id"])["label"] == "城乡建设"
             assert Job.objects.get(pk=unsafe.pk).state == JobState.DONE
             assert wait_until(lambda: len(receiver.requests) == 1, timeout_s=60), log.read_text()[-3000:]
@@ -90,14 +91,15 @@ def test_unsafe_ticket_is_held_for_review_then_finalized_and_delivered_signed(
     assert readme_verify(secret, headers, body)
     tampered = {**headers, "X-DocGate-Signature": flip_last_hex_digit(headers["X-DocGate-Signature"])}
     assert not readme_verify(secret, tampered, body)
-    altered = body.replace(b'"version":2', b'"version":3')
+    version = f'"version":{first.version + 1}'.encode()
+    altered = body.replace(version, b'"version":99')
     assert altered != body and not readme_verify(secret, headers, altered)
 
 
 def test_injection_inside_a_contract_changes_neither_gate_nor_merge(actors: Any, llm_on: Any) -> None:
     from contracts.gate import SEVERITY as SEVERITY_ORDER
     from contracts.models import Result
-    from contracts.pipeline import job_run
+    from tests.llm_server import job_run_to_final
 
     clean = (
         "第一条 违约责任\n任何一方违约，应支付合同总价款百分之二十的违约金。\n"
@@ -109,8 +111,8 @@ def test_injection_inside_a_contract_changes_neither_gate_nor_merge(actors: Any,
         job = document_submit(
             organisation=actors.acme, submission=Submission(kind="contract", source="api", text=text)
         ).job
-        job_run(job.pk, "w")
-        return Result.objects.get(job=job)
+        job_run_to_final(job.pk, "w")
+        return Result.objects.filter(job=job, final=True).get()
 
     before, after = run(clean), run(injected)
     # The gate can only be raised by an injection (it is itself flagged), never talked down.

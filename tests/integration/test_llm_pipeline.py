@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from contracts.intake.submission import Submission, document_submit
-from contracts.models import Job, JobState, Result
+from contracts.models import Job, JobPhase, JobState, Result
 from contracts.pipeline import job_run
 from inference.local_server import LocalLLMServer
 
@@ -23,10 +23,12 @@ CONTRACT = (
 
 
 def run(actors: Any, kind: str, text: str) -> tuple[Job, Result]:
+    """Both runs of a job: the rules (a provisional result), then the model's questions (the final one)."""
     job = document_submit(organisation=actors.acme, submission=Submission(kind=kind, source="api", text=text)).job
-    job_run(job.pk, "llm-test")
+    assert job_run(job.pk, "llm-test").status == JobState.PROVISIONAL
+    job_run(job.pk, "llm-test", phase=JobPhase.LLM)
     job.refresh_from_db()
-    return job, Result.objects.get(job=job)
+    return job, Result.objects.filter(job=job).order_by("-version")[0]
 
 
 def llm_findings(result: Result) -> list[dict[str, Any]]:
@@ -66,7 +68,10 @@ def test_contract_job_keeps_only_grounded_llm_clauses(actors: Any, llm_on: Local
     assert any(f["source"] == "rule" and f["kind"] == "clause" for f in result.data["findings"])
 
 
-def test_llm_outage_degrades_to_rules_and_the_breaker_recovers(actors: Any, llm_on: LocalLLMServer) -> None:
+def test_llm_outage_degrades_to_rules_and_the_breaker_recovers(
+    actors: Any, llm_on: LocalLLMServer, settings: Any
+) -> None:
+    settings.DOCGATE_LLM_WAIT_MAX_S = 0  # no waiting for the model: this test is about degrading at once
     llm_on.stop()
     try:
         job, result = run(actors, "ticket", TICKET)

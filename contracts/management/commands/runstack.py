@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from contracts.operations.processes import beat_command, worker_command
+from contracts.operations.processes import DEFAULT_QUEUE, LLM_QUEUE, beat_command, worker_command
 from inference.local_server import model_path_ensure, server_command
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -71,7 +71,9 @@ class Command(BaseCommand):
         web = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", bind, "--workers", str(web_workers)]
         commands = {
             "web": [*web, "--access-logfile", "-"],
-            "worker": worker_command(concurrency=1, hostname="docgate-worker@%h"),
+            "worker": worker_command(concurrency=1, hostname="docgate-worker@%h", queues=(DEFAULT_QUEUE,)),
+            # The model's questions have their own worker: no document's rules wait behind another's model calls.
+            "worker-llm": worker_command(concurrency=1, hostname="docgate-llm@%h", queues=(LLM_QUEUE,)),
             "beat": beat_command(str(settings.CELERY_BEAT_SCHEDULE_FILENAME)),
         }
         llm = self._local_llm_command()

@@ -1,0 +1,151 @@
+"""What the model is asked about one document: the cascade.
+
+The rules answer first. Under `LLM_POLICY=cascade` the model is asked only what they leave in doubt:
+- `gate`: the safety policy question, when the input gate's risk (lexicon or safety model) reaches
+  LLM_CASCADE_GATE_RISK and the model's answer could still change the decision (it can only raise it: never for
+  a block, nor for a ticket already held for review, the most a model can make of a ticket);
+- `clauses`: the clause types whose rule evidence is weak (below LLM_CASCADE_CLAUSE_CONFIDENCE), negated, only
+  referenced, or in conflict (one place stipulates what another negates); types the rules read plainly are not
+  asked, and types they did not find are left to them;
+- `ticket_category`: when the rules' (or the organisation's classifier's) category is below DOCGATE_MIN_CONFIDENCE;
+- `cantonese_rewrite`: for Cantonese text (the dialect lexicon rewrites words, not grammar);
+- `draft`: a reply draft or risk summary, only when drafts are enabled (LLM_DRAFTS).
+`always` asks every question that applies to the document; `off` asks none. Every job records what was asked and
+why, and what was skipped and why (`provenance.llm.plan`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from contracts.findings import Finding
+from contracts.gate import GateDecision
+from rules.clauses import BLANK, NEGATED, STIPULATED
+
+ALWAYS, CASCADE, OFF = "always", "cascade", "off"
+DOUBTFUL_STATUSES = frozenset({NEGATED, "referenced"})
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question for the model, with why it is asked (or skipped) and, for clauses, which types."""
+
+    name: str
+    reason: str
+    labels: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"question": self.name, "reason": self.reason}
+        if self.labels:
+            out["labels"] = list(self.labels)
+        return out
+
+
+@dataclass(frozen=True)
+class CascadeSettings:
+    """The knobs of the cascade (from settings in the pipeline; given directly in tests and benchmarks)."""
+
+    policy: str
+    clause_confidence: float
+    gate_risk: float
+    category_confidence: float
+    drafts: bool
+    clause_labels: tuple[str, ...]
+
+
+@dataclass
+class LLMPlan:
+    """The questions a job asks the model and the ones it skips, each with its reason."""
+
+    policy: str
+    asked: list[Question] = field(default_factory=list)
+    skipped: list[Question] = field(default_factory=list)
+
+    def question(self, name: str) -> Question | None:
+        return next((q for q in self.asked if q.name == name), None)
+
+    @property
+    def asks_model(self) -> bool:
+        return bool(self.asked)
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "policy": self.policy,
+            "asked": [q.as_dict() for q in self.asked],
+            "skipped": [q.as_dict() for q in self.skipped],
+        }
+
+
+def _clause_doubts(findings: list[Finding], threshold: float) -> dict[str, str]:
+    """Clause types the rules are unsure of, with the reason for each."""
+    doubts: dict[str, str] = {}
+    for finding in findings:
+        label = finding.get("label")
+        if finding["kind"] != "clause" or finding.get("source") != "rule" or not label:
+            continue
+        status = finding.get("status", STIPULATED)
+        statuses = {status, *(o.get("status") for o in finding.get("occurrences", []))}
+        if STIPULATED in statuses and NEGATED in statuses:
+            doubts[label] = "conflict: stipulated in one place, negated in another"
+        elif status in DOUBTFUL_STATUSES:
+            doubts[label] = f"rule evidence is {status}"
+        elif status != BLANK and float(finding.get("confidence", 1.0)) < threshold:
+            doubts[label] = f"weak rule evidence ({float(finding['confidence']):.2f} < {threshold})"
+    return doubts
+
+
+def _gate_question(gate: GateDecision, kind: str, knobs: CascadeSettings) -> Question:
+    """Ask or skip the safety question: asked only when the rules' risk is in the band where the answer counts."""
+    if knobs.policy == ALWAYS:
+        return Question("gate", "policy always")
+    if gate.decision == "block":
+        return Question("gate", "skipped: the rules already block; the model can only raise a decision")
+    if kind == "ticket" and gate.decision == "review":
+        return Question("gate", "skipped: a ticket held for review is the most the model could make of it")
+    rule_risk = max(gate.rule_risk, gate.model_risk or 0.0)
+    if rule_risk >= knobs.gate_risk:
+        return Question("gate", f"uncertain: rule/model risk {rule_risk:.2f} >= {knobs.gate_risk}")
+    return Question("gate", f"skipped: rule/model risk {rule_risk:.2f} < {knobs.gate_risk}")
+
+
+def llm_plan(
+    *, kind: str, findings: list[Finding], gate: GateDecision, cantonese: bool, knobs: CascadeSettings
+) -> LLMPlan:
+    """Decide which questions this document asks the model, and why."""
+    plan = LLMPlan(policy=knobs.policy)
+    if knobs.policy == OFF:
+        return plan
+
+    def decide(question: Question, ask: bool) -> None:
+        (plan.asked if ask else plan.skipped).append(question)
+
+    gate_question = _gate_question(gate, kind, knobs)
+    decide(gate_question, not gate_question.reason.startswith("skipped"))
+    always = knobs.policy == ALWAYS
+    if kind == "contract":
+        if always:
+            decide(Question("clauses", "policy always", knobs.clause_labels), True)
+        else:
+            doubts = _clause_doubts(findings, knobs.clause_confidence)
+            labels = tuple(label for label in knobs.clause_labels if label in doubts)
+            reason = "; ".join(f"{label}: {doubts[label]}" for label in labels)
+            decide(
+                Question("clauses", reason or "skipped: the rules read every clause they found plainly", labels),
+                bool(labels),
+            )
+    else:
+        category = next((f for f in findings if f["kind"] == "ticket_category" and f.get("source") == "rule"), None)
+        confidence = float(category.get("confidence") or 0.0) if category and category.get("label") else 0.0
+        if always:
+            decide(Question("ticket_category", "policy always"), True)
+        elif confidence < knobs.category_confidence:
+            decide(Question("ticket_category", f"rule confidence {confidence:.2f} < {knobs.category_confidence}"), True)
+        else:
+            decide(Question("ticket_category", f"skipped: rule confidence {confidence:.2f}"), False)
+    if cantonese:
+        decide(Question("cantonese_rewrite", "Cantonese text: the lexicon rewrites words, not grammar"), True)
+    decide(
+        Question("draft", "drafts enabled" if knobs.drafts else "skipped: drafts are off (LLM_DRAFTS)"), knobs.drafts
+    )
+    return plan

@@ -1,0 +1,101 @@
+"""The cascade: the model is asked only what the rules leave in doubt, and every job says what and why."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, cast
+
+import pytest
+
+from contracts.cascade import CascadeSettings, llm_plan
+from contracts.findings import Finding
+from contracts.gate import GateDecision
+
+LABELS = ("违约金/违约责任", "保密", "不可抗力", "争议解决")
+KNOBS = CascadeSettings(
+    policy="cascade", clause_confidence=0.85, gate_risk=0.2, category_confidence=0.5, drafts=False,
+    clause_labels=LABELS,
+)  # fmt: skip
+SAFE = GateDecision(
+    decision="allow", risk=0.02, rule_risk=0.02, model_risk=0.03, model_category=None, model_version="v",
+    kind="contract", llm_risk=None, llm_status="off", reasons=(), categories={}, pack_version="p",
+)  # fmt: skip
+
+
+def clause(label: str, status: str = "stipulated", confidence: float = 0.95, **extra: Any) -> dict[str, Any]:
+    return {"kind": "clause", "source": "rule", "label": label, "status": status, "confidence": confidence, **extra}
+
+
+def plan_for(findings: list[dict[str, Any]], gate: GateDecision = SAFE, kind: str = "contract", **knobs: Any) -> Any:
+    typed = cast(list[Finding], findings)  # plain dicts with a finding's keys
+    return llm_plan(kind=kind, findings=typed, gate=gate, cantonese=False, knobs=replace(KNOBS, **knobs))
+
+
+def asked(plan: Any) -> dict[str, tuple[str, ...]]:
+    return {q.name: q.labels for q in plan.asked}
+
+
+def test_a_contract_the_rules_read_plainly_asks_the_model_nothing() -> None:
+    plan = plan_for([clause("违约金/违约责任"), clause("争议解决", confidence=1.0)])
+    assert not plan.asks_model
+    assert {q.name for q in plan.skipped} == {"gate", "clauses", "draft"}
+    assert all(q.reason.startswith("skipped") for q in plan.skipped)
+
+
+def test_only_weak_negated_referenced_or_conflicting_clause_types_are_asked() -> None:
+    findings = [
+        clause("违约金/违约责任", confidence=0.8),
+        clause("保密", status="negated"),
+        clause("不可抗力", occurrences=[{"status": "negated"}]),
+        clause("争议解决", confidence=0.99),
+    ]
+    plan = plan_for(findings)
+    assert asked(plan) == {"clauses": ("违约金/违约责任", "保密", "不可抗力")}
+    reason = plan.question("clauses").reason
+    assert "weak rule evidence (0.80 < 0.85)" in reason and "negated" in reason and "conflict" in reason
+
+
+def test_a_blank_template_article_is_not_a_doubt() -> None:
+    assert not plan_for([clause("违约金/违约责任", status="blank", confidence=0.6)]).asks_model
+
+
+@pytest.mark.parametrize(
+    ("gate", "kind", "expected"),
+    [
+        (replace(SAFE, rule_risk=0.35), "contract", True),  # uncertain band
+        (replace(SAFE, model_risk=0.6, decision="review"), "contract", True),  # the model could still block it
+        (replace(SAFE, rule_risk=0.9, decision="block"), "contract", False),  # nothing left to raise
+        (replace(SAFE, rule_risk=0.6, decision="review", kind="ticket"), "ticket", False),  # the most it can be
+        (SAFE, "contract", False),  # clearly safe
+    ],
+)
+def test_the_gate_question_is_asked_only_where_the_answer_can_change_the_decision(
+    gate: GateDecision, kind: str, expected: bool
+) -> None:
+    findings = [{"kind": "ticket_category", "source": "rule", "label": "环境保护", "confidence": 0.9}]
+    assert ("gate" in asked(plan_for(findings, gate, kind))) is expected
+
+
+def test_a_ticket_category_below_the_threshold_is_asked_and_a_confident_one_is_not() -> None:
+    unsure = [{"kind": "ticket_category", "source": "rule", "label": "城乡建设", "confidence": 0.31}]
+    sure = [{"kind": "ticket_category", "source": "rule", "label": "城乡建设", "confidence": 0.92}]
+    assert "ticket_category" in asked(plan_for(unsure, kind="ticket"))
+    assert "ticket_category" not in asked(plan_for(sure, kind="ticket"))
+    assert "ticket_category" in asked(plan_for([], kind="ticket")), "no category at all is the least sure"
+
+
+def test_always_asks_every_question_and_off_none_and_drafts_only_when_enabled() -> None:
+    findings = [clause("违约金/违约责任")]
+    everything = plan_for(findings, policy="always", drafts=True)
+    assert asked(everything) == {"gate": (), "clauses": LABELS, "draft": ()}
+    assert not plan_for(findings, policy="off", drafts=True).asks_model
+    assert "draft" in asked(plan_for(findings, drafts=True))
+
+
+def test_the_plan_is_recorded_with_reasons() -> None:
+    record = plan_for([clause("保密", status="referenced")]).record()
+    assert record["policy"] == "cascade"
+    assert record["asked"] == [
+        {"question": "clauses", "reason": "保密: rule evidence is referenced", "labels": ["保密"]}
+    ]
+    assert {item["question"] for item in record["skipped"]} == {"gate", "draft"}

@@ -1,0 +1,98 @@
+"""Progressive results: the rules' result is published as provisional, the model's questions run as a second task,
+and while the model is down a job waits (bounded) instead of going to review at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from contracts.intake.submission import Submission, document_submit
+from contracts.models import Job, JobPhase, JobState, Result, ReviewTask, WebhookDelivery
+from contracts.pipeline import job_run
+from contracts.webhooks.endpoints import webhook_endpoint_configure
+from tests.load.run_load import free_port
+
+pytestmark = pytest.mark.django_db
+
+TICKET = "小区楼下的餐馆每天晚上排油烟，噪音也很大，多次反映至今未解决，请环保部门处理。"
+
+
+@pytest.fixture
+def llm_down(settings: Any) -> None:
+    """The model switched on, every question asked, and nothing listening where the server should be."""
+    settings.LLM_ENABLED = True
+    settings.LLM_POLICY = "always"
+    settings.LLM_BASE_URL = f"http://127.0.0.1:{free_port()}/v1"
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_TIMEOUT_S = 5.0
+    settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE = True
+
+
+def submit(actors: Any, text: str = TICKET, kind: str = "ticket") -> Job:
+    return document_submit(organisation=actors.acme, submission=Submission(kind=kind, source="api", text=text)).job
+
+
+def test_the_rules_result_is_published_as_provisional_and_the_model_questions_are_queued(
+    actors: Any, llm_down: None
+) -> None:
+    webhook_endpoint_configure(
+        organisation=actors.acme, user=None, url="http://127.0.0.1:9/hook", provisional_events=True
+    )
+    job = submit(actors)
+    outcome = job_run(job.pk, "rules-worker")
+    assert outcome.status == JobState.PROVISIONAL
+    job.refresh_from_db()
+    assert (job.state, job.phase, job.attempts) == (JobState.PROVISIONAL, JobPhase.LLM, 1)
+    [provisional] = Result.objects.filter(job=job)
+    assert provisional.final is False and provisional.version == 1
+    assert any(f["kind"] == "ticket_category" and f["source"] == "rule" for f in provisional.data["findings"])
+    plan = provisional.provenance["llm"]["plan"]
+    assert plan["policy"] == "always" and {q["question"] for q in plan["asked"]} >= {"gate", "ticket_category"}
+    # Review and result.final wait for the final result; only the provisional event (asked for) is recorded.
+    assert not ReviewTask.objects.filter(job=job).exists()
+    assert list(WebhookDelivery.objects.values_list("event", flat=True)) == ["result.provisional"]
+    assert job_run(job.pk, "rules-worker").status == "not_claimed", "a second rules delivery does nothing"
+
+
+def test_a_job_waits_for_a_model_that_is_down_then_goes_to_review_when_the_wait_is_over(
+    actors: Any, llm_down: None, settings: Any
+) -> None:
+    job = submit(actors)
+    job_run(job.pk, "rules-worker")
+    waiting = job_run(job.pk, "llm-worker", phase=JobPhase.LLM)
+    assert waiting.status == "waiting" and waiting.retry_after_s >= 5
+    job.refresh_from_db()
+    assert job.state == JobState.PROVISIONAL and job.llm_waiting_since is not None
+    assert job.attempts == 1, "a wait for the model is not a failed attempt"
+    assert job.error is not None and job.error["code"] == "llm_unavailable"
+    assert Result.objects.filter(job=job).count() == 1, "the provisional result stays what callers see"
+    since = job.llm_waiting_since
+    assert job_run(job.pk, "llm-worker", phase=JobPhase.LLM).status == "waiting"
+    job.refresh_from_db()
+    assert job.llm_waiting_since == since, "the wait is counted from the first outage"
+
+    settings.DOCGATE_LLM_WAIT_MAX_S = 0.0  # the wait is over
+    assert job_run(job.pk, "llm-worker", phase=JobPhase.LLM).status == JobState.NEEDS_REVIEW
+    job.refresh_from_db()
+    assert job.degraded and "llm_unavailable" in job.review_reasons and job.llm_waiting_since is None
+    final = Result.objects.get(job=job, version=2)
+    assert final.final is True and final.data["degraded"] is True
+    assert ReviewTask.objects.filter(job=job).count() == 1
+
+
+def test_waiting_jobs_are_counted_in_metrics(actors: Any, llm_down: None, client: Any) -> None:
+    job = submit(actors)
+    job_run(job.pk, "rules-worker")
+    job_run(job.pk, "llm-worker", phase=JobPhase.LLM)
+    metrics = client.get("/metrics").content.decode()
+    assert "docgate_jobs_waiting_for_llm 1.0" in metrics
+    assert 'docgate_jobs{state="provisional"} 1.0' in metrics
+
+
+def test_with_the_model_off_a_job_is_final_in_one_run(actors: Any) -> None:
+    job = submit(actors)
+    assert job_run(job.pk, "rules-worker").status in (JobState.DONE, JobState.NEEDS_REVIEW)
+    [result] = Result.objects.filter(job=job)
+    assert result.final is True
+    assert result.provenance["llm"] == {"enabled": False, "plan": {"policy": "off", "asked": [], "skipped": []}}
