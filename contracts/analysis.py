@@ -28,7 +28,14 @@ from contracts.stages.rules import RulesStage
 def document_analyze(
     raw: bytes, *, name: str, kind: str, llm: bool = False, organisation_slug: str = ""
 ) -> dict[str, Any]:
-    """Read `raw` as intake would (same checks and extraction) and run every stage on it; return the result data.
+    """Read `raw` as intake would (same checks and extraction) and run every stage on it; return the result data
+    (see `document_context`)."""
+    return result_data(document_context(raw, name=name, kind=kind, llm=llm, organisation_slug=organisation_slug))
+
+
+def document_context(raw: bytes, *, name: str, kind: str, llm: bool = False, organisation_slug: str = "") -> JobContext:
+    """Read `raw` as intake would (same checks and extraction) and run every stage on it; return the context
+    (its result data, the LLM plan and what the model did).
 
     Raises `IntakeError` (with `code` and `message`) when the file cannot be read. `organisation_slug` picks that
     organisation's trained models (ticket classifier, safety model) from DOCGATE_MODELS_DIR; none by default.
@@ -53,4 +60,4 @@ def document_analyze(
             stage.run(ctx)
     except ExtractionError as exc:
         raise IntakeError(exc.code, exc.message, refusal_status(exc)) from exc
-    return result_data(ctx)
+    return ctx

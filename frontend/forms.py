@@ -35,6 +35,7 @@ class JobFilterForm(forms.Form):
     q = forms.CharField(label=_("Search"), required=False, max_length=200)
     state = forms.ChoiceField(label=_("Status"), required=False, choices=[("", _("All states")), *JobState.choices])
     kind = forms.ChoiceField(label=_("Kind"), required=False, choices=[("", _("All kinds")), *DocumentKind.choices])
+    waiting = forms.BooleanField(label=_("Waiting for the model"), required=False)
 
 
 class ApiKeyForm(forms.Form):

@@ -13,6 +13,7 @@ urlpatterns = [
     path("submit/upload/", views.upload, name="upload"),
     path("jobs/", views.jobs, name="jobs"),
     path("documents/<uuid:document_id>/", views.result, name="result"),
+    path("jobs/<uuid:job_id>/llm-rerun/", views.llm_rerun, name="job_llm_rerun"),
     path("review/", review_views.queue, name="review_queue"),
     path("review/<uuid:task_id>/", review_views.task, name="review_task"),
     path("review/<uuid:task_id>/claim/", review_views.claim, name="review_claim"),

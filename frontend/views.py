@@ -17,8 +17,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from contracts.findings import Finding
 from contracts.intake.submission import IntakeError, Submission, document_submit
-from contracts.models import Document, DocumentKind, DocumentSource, Job, Membership, Result
-from frontend.access import may_see_pii, member_required, org_of
+from contracts.models import Document, DocumentKind, DocumentSource, Job, JobState, Membership, Result
+from contracts.rerun import RERUNNABLE_REASON, RerunRefused, job_llm_rerun
+from frontend.access import admin_required, may_see_pii, member_required, org_of
 from frontend.forms import JobFilterForm, TicketForm
 from frontend.highlight import finding_display, highlight_html, pii_masked
 
@@ -112,6 +113,8 @@ def _jobs_filtered(request: HttpRequest) -> tuple[JobFilterForm, QuerySet[Job]]:
             jobs = jobs.filter(state=data["state"])
         if data["kind"]:
             jobs = jobs.filter(document__kind=data["kind"])
+        if data["waiting"]:
+            jobs = jobs.filter(llm_waiting_since__isnull=False, state__in=[JobState.PROVISIONAL, JobState.RUNNING])
         if data["q"]:
             q = data["q"]
             jobs = jobs.filter(
@@ -169,6 +172,23 @@ def result(request: HttpRequest, document_id: str) -> HttpResponse:
         "versions": versions,
         "is_latest": chosen is not None and chosen == versions[0],
         "polling": job is not None and not job.is_final,
+        "rerunnable": job is not None
+        and job.state == JobState.NEEDS_REVIEW
+        and RERUNNABLE_REASON in job.review_reasons,
         **result_context(request, document, chosen),
     }
     return render(request, "frontend/result.html", context)
+
+
+@require_POST
+@admin_required
+def llm_rerun(request: HttpRequest, job_id: str) -> HttpResponse:
+    """An admin sends a job that went to review for want of the model back to it (a new version follows)."""
+    job = get_object_or_404(Job, pk=job_id, organisation=org_of(request))
+    try:
+        job_llm_rerun(job_id=job.pk, organisation=org_of(request), user=request.user)
+    except RerunRefused as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("The job was sent back to the model; its new result will appear here."))
+    return redirect("result", document_id=job.document_id)

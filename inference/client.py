@@ -91,6 +91,8 @@ class ClientStats:
     invalid_outputs: int
     unavailable: int
     token_cache_hits: int
+    prompt_tokens: int = 0  # as the server reported them (usage), over every chat completion
+    completion_tokens: int = 0
 
 
 class LLMClient:
@@ -114,7 +116,8 @@ class LLMClient:
         self._rng = rng or random.Random()
         self._lock = threading.Lock()
         self._token_cache: OrderedDict[str, int] = OrderedDict()
-        self._counters = {"requests": 0, "http_attempts": 0, "invalid_outputs": 0, "unavailable": 0, "hits": 0}
+        counters = ("requests", "http_attempts", "invalid_outputs", "unavailable", "hits")
+        self._counters = dict.fromkeys((*counters, "prompt_tokens", "completion_tokens"), 0)
 
     def __enter__(self) -> LLMClient:
         return self
@@ -134,7 +137,15 @@ class LLMClient:
         """Return the request, attempt, invalid-output, unavailable and token-cache counters."""
         with self._lock:
             c = dict(self._counters)
-        return ClientStats(c["requests"], c["http_attempts"], c["invalid_outputs"], c["unavailable"], c["hits"])
+        return ClientStats(
+            c["requests"],
+            c["http_attempts"],
+            c["invalid_outputs"],
+            c["unavailable"],
+            c["hits"],
+            c["prompt_tokens"],
+            c["completion_tokens"],
+        )
 
     def backoff_s(self, retry: int) -> float:
         """Full-jitter exponential backoff before retry number `retry` (0-based), capped by the config."""
@@ -217,13 +228,17 @@ class LLMClient:
             content = choice["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise LLMUnavailable(f"malformed chat completion from the server: {str(payload)[:300]}") from exc
-        usage = payload.get("usage") or {}
+        reported = payload.get("usage") or {}
+        usage = Usage(int(reported.get("prompt_tokens") or 0), int(reported.get("completion_tokens") or 0))
+        with self._lock:
+            self._counters["prompt_tokens"] += usage.prompt_tokens
+            self._counters["completion_tokens"] += usage.completion_tokens
         return ChatReply(
             content=content,
             choice=choice,
             finish_reason=choice.get("finish_reason"),
             latency_ms=latency_ms,
-            usage=Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
+            usage=usage,
             attempts=attempts,
         )
 

@@ -8,7 +8,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from contracts.intake.submission import IntakeError
+from contracts.refusals import Refused
 
 
 def error_response(code: str, message: str, http_status: int, **extra: Any) -> Response:
@@ -26,8 +26,8 @@ def _first_message(detail: Any) -> str:
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """Translate DRF and intake exceptions into the standard error body."""
-    if isinstance(exc, IntakeError):
+    """Translate DRF exceptions and DocGate's refusals (intake, re-run, …) into the standard error body."""
+    if isinstance(exc, Refused):
         return error_response(exc.code, exc.message, exc.status)
     response = exception_handler(exc, context)
     if response is None:

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from contracts.api.auth import request_api_key, request_organisation, request_user
 from contracts.api.errors import error_response
 from contracts.api.parsers import BoundedJSONParser
+from contracts.api.review_views import IsOrganisationAdmin
 from contracts.api.serializers import (
     DocumentDetailSerializer,
     DocumentFilterSerializer,
@@ -30,6 +31,7 @@ from contracts.api.serializers import (
 from contracts.intake.idempotency import MAX_KEY_LENGTH, IdempotencyConflict, idempotency_lookup, idempotency_store
 from contracts.intake.submission import IntakeError, Submission, document_submit, submission_fingerprint
 from contracts.models import Document, DocumentSource, Job
+from contracts.rerun import job_llm_rerun
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
@@ -163,6 +165,17 @@ class JobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
 
     def get_queryset(self) -> QuerySet[Job]:
         return Job.objects.filter(organisation=request_organisation(self.request))
+
+    @extend_schema(request=None, responses={202: JobSerializer, **ERRORS}, summary="Send a job back to the model")
+    @action(detail=True, methods=["post"], url_path="llm-rerun", permission_classes=[IsOrganisationAdmin])
+    def llm_rerun(self, request: Request, pk: str | None = None) -> Response:
+        """Ask the model again for a job that went to review because it was unavailable (admins): a new result
+        version follows; the job's open review task is withdrawn."""
+        job = self.get_object()
+        organisation = request_organisation(request)
+        assert organisation is not None
+        rerun = job_llm_rerun(job_id=job.pk, organisation=organisation, user=request_user(request))
+        return Response(JobSerializer(rerun).data, status=status.HTTP_202_ACCEPTED)
 
 
 def _submission(data: dict[str, Any], upload: Any) -> Submission:

@@ -14,6 +14,7 @@ LABELS: dict[str, Any] = {
     "running": _("Running"),
     "done": _("Done"),
     "needs_review": _("Needs review"),
+    "provisional": _("Provisional"),
     "failed": _("Failed"),
     "open": _("Open"),
     "claimed": _("Claimed"),

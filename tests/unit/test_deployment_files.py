@@ -106,3 +106,17 @@ def test_system_checks_warn_about_a_misconfigured_llm_and_broker(settings: Any) 
     settings.CELERY_BROKER_URL = "amqp://guest@localhost//"
     ids = {warning.id for warning in docgate_settings_check()}
     assert {"docgate.W001", "docgate.W003", "docgate.W005"} <= ids
+
+
+def test_the_model_questions_have_their_own_queue_and_worker(compose: dict[str, Any], settings: Any) -> None:
+    """A job's model questions go to the `llm` queue, which only `worker-llm` consumes (and runstack's worker-llm)."""
+    from contracts.management.commands.runstack import Command
+
+    assert settings.CELERY_TASK_ROUTES["contracts.tasks.job_llm_task"] == {"queue": "llm"}
+    worker, llm_worker = compose["services"]["worker"]["command"], compose["services"]["worker-llm"]["command"]
+    assert worker[worker.index("--queues") + 1] == "celery"
+    assert llm_worker[llm_worker.index("--queues") + 1] == "llm"
+    settings.LLM_ENABLED = False  # no local model server in the command list
+    commands = Command()._commands("127.0.0.1:0", 1)
+    queues = {name: cmd[cmd.index("--queues") + 1] for name, cmd in commands.items() if "--queues" in cmd}
+    assert queues == {"worker": "celery", "worker-llm": "llm"}

@@ -96,3 +96,85 @@ def test_with_the_model_off_a_job_is_final_in_one_run(actors: Any) -> None:
     [result] = Result.objects.filter(job=job)
     assert result.final is True
     assert result.provenance["llm"] == {"enabled": False, "plan": {"policy": "off", "asked": [], "skipped": []}}
+
+
+def acme_admin(actors: Any) -> Any:
+    from django.contrib.auth import get_user_model
+
+    from contracts.models import Membership, Role
+
+    ada = get_user_model().objects.create_user("ada", password="ada-password-1")
+    Membership.objects.create(user=ada, organisation=actors.acme, role=Role.ADMIN)
+    return ada
+
+
+def _degraded_job(actors: Any, settings: Any) -> Job:
+    """A job that waited past DOCGATE_LLM_WAIT_MAX_S for a model that stayed down: in review, llm_unavailable."""
+    job = submit(actors)
+    job_run(job.pk, "rules-worker")
+    settings.DOCGATE_LLM_WAIT_MAX_S = 0.0
+    assert job_run(job.pk, "llm-worker", phase=JobPhase.LLM).status == JobState.NEEDS_REVIEW
+    return job
+
+
+def test_an_admin_sends_a_degraded_job_back_to_the_model_through_the_api(
+    actors: Any, llm_down: None, settings: Any
+) -> None:
+    from rest_framework.test import APIClient
+
+    from contracts.models import AuditEvent
+
+    job = _degraded_job(actors, settings)
+    url = f"/api/v1/jobs/{job.pk}/llm-rerun/"
+    reviewer, admin = APIClient(), APIClient()
+    reviewer.force_login(actors.rita)
+    admin.force_login(acme_admin(actors))
+    assert reviewer.post(url).status_code == 403, "admins only"
+    answer = admin.post(url)
+    assert answer.status_code == 202, answer.content
+    assert answer.json()["state"] == "provisional" and answer.json()["phase"] == "llm"
+    job.refresh_from_db()
+    assert job.attempts == 0 and not job.degraded and job.review_reasons == []
+    assert not ReviewTask.objects.filter(job=job).exists(), "the open review task is withdrawn"
+    assert {"review.withdrawn", "job.llm_rerun"} <= set(AuditEvent.objects.values_list("action", flat=True))
+    again = admin.post(url)
+    assert again.status_code == 409 and again.json()["error"]["code"] == "not_rerunnable"
+    # The model is still down: the re-run waits, and once the wait is over it ends as a new version.
+    assert job_run(job.pk, "llm-worker", phase=JobPhase.LLM).status == JobState.NEEDS_REVIEW
+    assert list(Result.objects.filter(job=job).values_list("version", "final")) == [(3, True), (2, True), (1, False)]
+
+
+def test_a_finalized_review_is_not_overwritten_by_a_rerun(actors: Any, llm_down: None, settings: Any) -> None:
+    from contracts.models import ReviewState
+    from contracts.rerun import RerunRefused, job_llm_rerun
+
+    job = _degraded_job(actors, settings)
+    ReviewTask.objects.filter(job=job).update(state=ReviewState.FINALIZED)
+    with pytest.raises(RerunRefused) as refused:
+        job_llm_rerun(job_id=job.pk, organisation=actors.acme, user=acme_admin(actors))
+    assert refused.value.code == "review_finalized"
+
+
+def test_the_portal_shows_a_provisional_result_a_waiting_job_and_the_rerun_button(
+    actors: Any, llm_down: None, settings: Any, client: Any
+) -> None:
+    client.force_login(acme_admin(actors))
+    job = submit(actors)
+    job_run(job.pk, "rules-worker")
+    job_run(job.pk, "llm-worker", phase=JobPhase.LLM)
+    page = client.get(f"/documents/{job.document_id}/").content.decode()
+    assert 'data-testid="provisional"' in page and 'data-testid="waiting-for-llm"' in page
+    assert "data-reload-while-running" in page, "the page refreshes itself until the final result"
+    listed = client.get("/jobs/", {"waiting": "on"}).content.decode()
+    assert str(job.pk) in listed and 'data-testid="waiting-for-llm"' in listed
+    other = submit(actors, "路灯不亮已经两个星期了，晚上行人很不安全。")
+    assert str(other.pk) not in listed and str(other.pk) in client.get("/jobs/").content.decode()
+
+    settings.DOCGATE_LLM_WAIT_MAX_S = 0.0
+    job_run(job.pk, "llm-worker", phase=JobPhase.LLM)
+    page = client.get(f"/documents/{job.document_id}/").content.decode()
+    assert 'data-testid="provisional"' not in page and 'data-testid="llm-rerun"' in page
+    answer = client.post(f"/jobs/{job.pk}/llm-rerun/")
+    assert answer.status_code == 302
+    job.refresh_from_db()
+    assert job.state == JobState.PROVISIONAL
