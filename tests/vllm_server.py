@@ -58,6 +58,7 @@ def vllm_command(model_dir: Path, port: int, *, host: str, max_model_len: int, p
         "--dtype", "bfloat16",
         "--max-model-len", str(max_model_len),
         "--enforce-eager",
+        "--enable-prefix-caching",  # as production runs it (compose): questions about one chunk share a prefix
         "--disable-uvicorn-access-log",
     ]  # fmt: skip
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
+from contracts.cascade import OFF
 from contracts.findings import llm_clause_findings, llm_ticket_finding
 from contracts.gate import gate_llm_raise
 from contracts.llm import llm_breaker_snapshot, llm_client
@@ -51,12 +52,14 @@ class LLMStage:
 
     def run(self, ctx: JobContext) -> None:
         plan = ctx.plan
-        if not settings.LLM_ENABLED or plan is None or not plan.asks_model:
+        if not settings.LLM_ENABLED or plan is None or plan.policy == OFF:
             ctx.llm = LLMOutcome(enabled=False)
             return
         client = llm_client()
         outcome = LLMOutcome(enabled=True, model=client.config.model, engine=client.config.engine)
         ctx.llm = outcome
+        if not plan.asks_model:
+            return  # the model is on; the rules left it nothing to answer (the plan says why)
         if not ctx.ask_model:
             outcome.error = "deferred: asked after the provisional result"
             return

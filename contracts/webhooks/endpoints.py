@@ -35,7 +35,11 @@ def webhook_endpoint_configure(
         raise WebhookConfigError(f"The secret must be at least {MIN_SECRET_LENGTH} characters long.")
     with transaction.atomic():
         endpoint = WebhookEndpoint.objects.select_for_update().filter(organisation=organisation).first()
-        before = None if endpoint is None else {"url": endpoint.url, "active": endpoint.active}
+        before = (
+            None
+            if endpoint is None
+            else {"url": endpoint.url, "active": endpoint.active, "provisional_events": endpoint.provisional_events}
+        )
         generated = webhook_secret_new() if secret is None and (endpoint is None or rotate_secret) else None
         new_secret = secret or generated
         if endpoint is None:

@@ -80,8 +80,19 @@ def test_configuration_is_audited_without_the_secret(ada: APIClient) -> None:
     secret = ada.put(URL, {"url": PUBLIC}, format="json").json()["secret"]
     event = AuditEvent.objects.get(action="webhook.configured")
     assert event.actor_user is not None and event.actor_user.get_username() == "ada"
-    assert event.before is None and event.after == {"url": PUBLIC, "active": True, "secret_changed": True}
+    assert event.before is None
+    assert event.after == {"url": PUBLIC, "active": True, "provisional_events": False, "secret_changed": True}
     assert secret not in str(event.after)
+
+
+def test_an_endpoint_can_ask_for_provisional_results_too(ada: APIClient) -> None:
+    assert ada.put(URL, {"url": PUBLIC}, format="json").json()["provisional_events"] is False
+    answer = ada.put(URL, {"url": PUBLIC, "provisional_events": True}, format="json")
+    assert answer.status_code == 200 and answer.json()["provisional_events"] is True
+    assert ada.get(URL).json()["provisional_events"] is True
+    event = AuditEvent.objects.filter(action="webhook.configured").order_by("-created_at")[0]
+    assert event.before is not None and event.before["provisional_events"] is False
+    assert event.after["provisional_events"] is True
 
 
 def test_only_admins_of_the_organisation_configure_webhooks(actors: Any, acme_api: Any) -> None:

@@ -1,4 +1,5 @@
-"""The embedded default stack (`make run`): SQLite, the file queue, gunicorn, one worker and beat, no servers."""
+"""The embedded default stack (`make run`): SQLite, the file queue, gunicorn, a rules worker, a model worker and
+beat, no servers."""
 
 from __future__ import annotations
 
@@ -49,6 +50,8 @@ def test_embedded_stack_processes_a_ticket_without_postgres_or_redis(tmp_path: P
             "LLM_BASE_URL": f"http://127.0.0.1:{llm_port}/v1",
             "DOCGATE_LLM_MODEL_DIR": str(model_dir()),
             "LLM_MAX_OUTPUT_TOKENS": "64",
+            # Every question asked: the ticket goes through both workers (rules, then the model's questions).
+            "LLM_POLICY": "always",
         }
     )
 
@@ -104,7 +107,8 @@ def test_embedded_stack_processes_a_ticket_without_postgres_or_redis(tmp_path: P
 
             assert wait_until(finished, timeout_s=120), log.read_text(errors="replace")[-3000:]
             result = client.get(f"/api/v1/documents/{document_id}/result/").json()
-            assert result["version"] == 1
+            # Version 1 was the rules' provisional result (worker), version 2 the final one (worker-llm).
+            assert (result["version"], result["final"]) == (2, True)
             llm = result["provenance"]["llm"]
             assert llm["enabled"] and llm["engine"] == "llamacpp" and "error" not in llm, llm
             assert result["data"]["degraded"] is False
