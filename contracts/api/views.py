@@ -28,7 +28,7 @@ from contracts.api.serializers import (
     SubmitResponseSerializer,
     SubmitSerializer,
 )
-from contracts.intake.idempotency import MAX_KEY_LENGTH, IdempotencyConflict, idempotency_lookup, idempotency_store
+from contracts.intake.idempotency import MAX_KEY_LENGTH, idempotent
 from contracts.intake.submission import IntakeError, Submission, document_submit, submission_fingerprint
 from contracts.models import Document, DocumentSource, Job
 from contracts.rerun import job_llm_rerun
@@ -111,37 +111,30 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         key = request.META.get("HTTP_IDEMPOTENCY_KEY", "").strip()
         if len(key) > MAX_KEY_LENGTH:
             return error_response("invalid_idempotency_key", "Idempotency-Key is longer than 255 characters.", 400)
-        fingerprint = submission_fingerprint(submission) if key else ""
-        if key:
-            try:
-                stored = idempotency_lookup(organisation=organisation, key=key, fingerprint=fingerprint)
-            except IdempotencyConflict:
-                return error_response(
-                    "idempotency_conflict", "This Idempotency-Key was used with a different request.", 409
-                )
-            if stored is not None:
-                return Response(stored.body, status=stored.status, headers={"Idempotent-Replayed": "true"})
-        outcome = document_submit(
-            organisation=organisation,
-            submission=submission,
-            user=request_user(request),
-            api_key=request_api_key(request),
-        )
-        message = (
-            "An identical document was already submitted; this is that document."
-            if outcome.duplicate
-            else "Document accepted and queued."
-        )
-        body = SubmitResponseSerializer(
-            {"document": outcome.document, "duplicate": outcome.duplicate, "message": message}
-        ).data
-        answer_status = status.HTTP_200_OK if outcome.duplicate else status.HTTP_201_CREATED
-        if key:
-            stored = idempotency_store(
-                organisation=organisation, key=key, fingerprint=fingerprint, status=answer_status, body=body
+
+        def answer() -> tuple[int, Any]:
+            outcome = document_submit(
+                organisation=organisation,
+                submission=submission,
+                user=request_user(request),
+                api_key=request_api_key(request),
             )
-            return Response(stored.body, status=stored.status)
-        return Response(body, status=answer_status)
+            message = (
+                "An identical document was already submitted; this is that document."
+                if outcome.duplicate
+                else "Document accepted and queued."
+            )
+            body = SubmitResponseSerializer(
+                {"document": outcome.document, "duplicate": outcome.duplicate, "message": message}
+            ).data
+            return (status.HTTP_200_OK if outcome.duplicate else status.HTTP_201_CREATED), body
+
+        if not key:
+            answer_status, body = answer()
+            return Response(body, status=answer_status)
+        fingerprint = submission_fingerprint(submission)
+        stored, replayed = idempotent(organisation=organisation, key=key, fingerprint=fingerprint, answer=answer)
+        return Response(stored.body, status=stored.status, headers={"Idempotent-Replayed": "true"} if replayed else {})
 
     @extend_schema(responses={200: ResultSerializer, 404: OpenApiResponse(ErrorSerializer)})
     @action(detail=True, methods=["get"])

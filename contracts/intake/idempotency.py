@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
 
 from contracts.models import IdempotencyRecord, Organisation
+from contracts.refusals import Refused
 
 MAX_KEY_LENGTH = 255
 
 
-class IdempotencyConflict(Exception):
-    """The key was used before with a different request."""
+class IdempotencyConflict(Refused):
+    """The key was used before with a different request (a JSON 409)."""
+
+    status = 409
+
+    def __init__(self, key: str) -> None:
+        super().__init__("idempotency_conflict", "This Idempotency-Key was used with a different request.")
+        self.key = key
 
 
 @dataclass(frozen=True)
@@ -34,22 +42,29 @@ def idempotency_lookup(*, organisation: Organisation, key: str, fingerprint: str
     return StoredAnswer(status=record.response_status, body=record.response_body)
 
 
-def idempotency_store(
-    *, organisation: Organisation, key: str, fingerprint: str, status: int, body: Any
-) -> StoredAnswer:
-    """Record the answer for a key; if a concurrent request stored one first, return that one instead."""
+def idempotent(
+    *, organisation: Organisation, key: str, fingerprint: str, answer: Callable[[], tuple[int, Any]]
+) -> tuple[StoredAnswer, bool]:
+    """Answer a request carrying `key` once; return (the answer, whether it is a replay).
+
+    The same key and body replay the stored answer; another body raises IdempotencyConflict. Otherwise the key's
+    row is inserted first and `answer()` runs in the same transaction: a concurrent request with the same key
+    waits on that row (the unique index) until this one commits, then replays its answer or is refused — it never
+    submits a second document."""
+    stored = idempotency_lookup(organisation=organisation, key=key, fingerprint=fingerprint)
+    if stored is not None:
+        return stored, True
     try:
         with transaction.atomic():
-            IdempotencyRecord.objects.create(
-                organisation=organisation,
-                key=key,
-                request_fingerprint=fingerprint,
-                response_status=status,
-                response_body=body,
+            record = IdempotencyRecord.objects.create(
+                organisation=organisation, key=key, request_fingerprint=fingerprint, response_status=0, response_body={}
             )
+            status, body = answer()
+            record.response_status, record.response_body = status, body
+            record.save(update_fields=["response_status", "response_body"])
     except IntegrityError:
         stored = idempotency_lookup(organisation=organisation, key=key, fingerprint=fingerprint)
-        if stored is not None:
-            return stored
-        raise
-    return StoredAnswer(status=status, body=body)
+        if stored is None:
+            raise
+        return stored, True
+    return StoredAnswer(status=status, body=body), False

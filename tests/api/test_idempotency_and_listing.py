@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -152,3 +153,54 @@ def test_openapi_schema_and_docs_are_served(client: Any) -> None:
     assert "/api/v1/documents/" in schema.json()["paths"]
     docs = client.get("/api/v1/docs/")
     assert docs.status_code == 200 and b"swagger" in docs.content.lower()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_requests_with_one_key_and_different_bodies_make_one_document_and_one_409(
+    actors: Any,
+) -> None:
+    """Both requests get past the first lookup before either has stored its key (the key table is held locked
+    until both wait on it): one is answered 201, the other a JSON 409, and only one document exists."""
+    import threading
+
+    from django.db import connection
+    from rest_framework.test import APIClient
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the race needs PostgreSQL's row locks")
+    answers: list[Any] = []
+
+    def send(text: str) -> None:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Api-Key {actors.acme_key}")
+        try:
+            answers.append(client.post(URL, {"kind": "ticket", "text": text}, format="json", HTTP_IDEMPOTENCY_KEY="k"))
+        finally:
+            from django.db import connection as thread_connection
+
+            thread_connection.close()
+
+    import psycopg
+
+    settings_dict = connection.settings_dict
+    dsn = f"host={settings_dict['HOST'] or '127.0.0.1'} port={settings_dict['PORT'] or 5432} "
+    dsn += f"dbname={settings_dict['NAME']} user={settings_dict['USER']}"
+    with psycopg.connect(dsn) as holder:
+        holder.execute("LOCK TABLE contracts_idempotencyrecord IN EXCLUSIVE MODE")  # reads pass, inserts wait
+        threads = [threading.Thread(target=send, args=(text,)) for text in ("路灯坏了。", "井盖丢了。")]
+        for thread in threads:
+            thread.start()
+        waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = %s"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with psycopg.connect(dsn, autocommit=True) as probe:
+                if probe.execute(waiting, (settings_dict["NAME"],)).fetchone()[0] >= 2:  # type: ignore[index]
+                    break
+            time.sleep(0.1)
+        holder.commit()  # both requests now race for the key
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(a.status_code for a in answers) == [201, 409], [a.content for a in answers]
+    conflict = next(a for a in answers if a.status_code == 409)
+    assert conflict.json()["error"]["code"] == "idempotency_conflict"
+    assert Document.objects.count() == 1 and Job.objects.count() == 1
