@@ -130,6 +130,8 @@ DOCGATE_REVIEW_CLAIM_S = envint("DOCGATE_REVIEW_CLAIM_S", 900)
 DOCGATE_WEBHOOK_ALLOW_PRIVATE = envbool("DOCGATE_WEBHOOK_ALLOW_PRIVATE", False)
 DOCGATE_WEBHOOK_MAX_ATTEMPTS = envint("DOCGATE_WEBHOOK_MAX_ATTEMPTS", 8)
 DOCGATE_WEBHOOK_BACKOFF_S = envint("DOCGATE_WEBHOOK_BACKOFF_S", 30)
+# A worker sending a delivery holds it this long, renewed while the receiver takes its time.
+DOCGATE_WEBHOOK_LEASE_S = envfloat("DOCGATE_WEBHOOK_LEASE_S", 30.0)
 
 # --- LLM and gate (used by the inference layer) --------------------------------------------------------------
 LLM_BASE_URL = envstr("LLM_BASE_URL", "http://127.0.0.1:8088/v1")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import threading
 import time
 import traceback
 import uuid
@@ -22,6 +21,7 @@ from django.utils.module_loading import import_string
 
 from contracts.audit import audit_record
 from contracts.dispatch import job_send_on_commit
+from contracts.leases import lease_renewed
 from contracts.models import Job, JobPhase, JobState
 from contracts.refusals import Refused
 from contracts.results import result_write
@@ -249,29 +249,14 @@ def _lease_extend(job_id: JobId, attempt: int, timings: dict[str, Any]) -> None:
 @contextmanager
 def lease_kept(job_id: JobId, attempt: int) -> Iterator[None]:
     """Keep renewing the job's lease while a stage runs (an OCR of a long scan or a slow model call can take
-    longer than the lease): a thread renews it every third of DOCGATE_JOB_LEASE_S. A killed or frozen worker
-    renews nothing, so its job is still taken over once the lease runs out."""
-    stop = threading.Event()
-    interval = max(settings.DOCGATE_JOB_LEASE_S / 3, 0.5)
+    longer than the lease), every third of DOCGATE_JOB_LEASE_S."""
 
-    def renew() -> None:
-        try:
-            while not stop.wait(interval):
-                lease = timezone.now() + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
-                if _owned(job_id, attempt).update(lease_expires_at=lease) != 1:
-                    return  # taken over or finished: the stage's own write will find out
-        except DatabaseError:
-            logger.warning("job %s: the lease could not be renewed", job_id, exc_info=True)
-        finally:
-            connection.close()  # this thread's own connection
+    def renew() -> bool:
+        lease = timezone.now() + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
+        return _owned(job_id, attempt).update(lease_expires_at=lease) == 1
 
-    thread = threading.Thread(target=renew, name=f"lease-{job_id}", daemon=True)
-    thread.start()
-    try:
+    with lease_renewed(renew, interval_s=max(settings.DOCGATE_JOB_LEASE_S / 3, 0.5), what=f"job {job_id}"):
         yield
-    finally:
-        stop.set()
-        thread.join()
 
 
 def _job_release(job_id: JobId, attempt: int, error: dict[str, Any]) -> None:

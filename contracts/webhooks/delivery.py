@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from contracts.audit import audit_record
 from contracts.dispatch import WEBHOOK_DELIVER, backoff_delay_s, task_send_on_commit
+from contracts.leases import lease_renewed
 from contracts.models import DeliveryState, Document, Job, Organisation, Result, RowId, WebhookDelivery, WebhookEndpoint
 from contracts.refusals import Refused
 from contracts.webhooks.outbound import (
@@ -149,9 +150,16 @@ def _delivery_claim(delivery_id: RowId) -> bool:
     """Take a short lease on a pending delivery, so that two workers never send it at the same time."""
     now = timezone.now()
     free = Q(locked_until__isnull=True) | Q(locked_until__lt=now)
-    lease = now + timedelta(seconds=TIMEOUT_S * 3)
+    lease = now + timedelta(seconds=settings.DOCGATE_WEBHOOK_LEASE_S)
     claimed = WebhookDelivery.objects.filter(free, pk=delivery_id, state=DeliveryState.PENDING)
     return claimed.update(locked_until=lease) == 1
+
+
+def _delivery_lease_renew(delivery_id: RowId) -> bool:
+    """Extend the lease of a delivery being sent (False once it is no longer pending)."""
+    lease = timezone.now() + timedelta(seconds=settings.DOCGATE_WEBHOOK_LEASE_S)
+    pending = WebhookDelivery.objects.filter(pk=delivery_id, state=DeliveryState.PENDING)
+    return pending.update(locked_until=lease) == 1
 
 
 def _delivery_failed_attempt(delivery: WebhookDelivery, *, status_code: int | None, error: str, final: bool) -> str:
@@ -203,8 +211,15 @@ def webhook_deliver(*, delivery_id: RowId) -> str:
         "X-DocGate-Timestamp": timestamp,
         "X-DocGate-Signature": f"{SIGNATURE_VERSION}={webhook_sign(endpoint.secret, timestamp, body)}",
     }
+    # The lease is renewed while the receiver takes its time (httpx's timeout bounds each read, not the whole
+    # request), so no other worker sends this delivery again meanwhile.
+    renewing = lease_renewed(
+        lambda: _delivery_lease_renew(delivery.pk),
+        interval_s=max(settings.DOCGATE_WEBHOOK_LEASE_S / 3, 0.2),
+        what=f"webhook delivery {delivery.pk}",
+    )
     try:
-        with httpx.Client(timeout=TIMEOUT_S, follow_redirects=False, trust_env=False) as client:
+        with renewing, httpx.Client(timeout=TIMEOUT_S, follow_redirects=False, trust_env=False) as client:
             response = client.post(url, content=body, headers=headers, extensions=extensions)
     except httpx.HTTPError as exc:
         return _delivery_failed_attempt(delivery, status_code=None, error=f"{type(exc).__name__}: {exc}", final=False)

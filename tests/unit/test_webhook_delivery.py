@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ class Receiver:
     url: str
     statuses: list[int]
     requests: list[tuple[dict[str, str], bytes]] = field(default_factory=list)
+    delay_s: float = 0.0  # how long it takes before answering (a slow receiver)
 
 
 @contextmanager
@@ -49,6 +51,7 @@ def local_receiver() -> Iterator[Receiver]:
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             state.requests.append((dict(self.headers.items()), body))
+            time.sleep(state.delay_s)
             code = state.statuses.pop(0) if state.statuses else 200
             self.send_response(code)
             if code in (301, 302, 307):
@@ -352,3 +355,33 @@ def test_a_document_that_cannot_be_read_in_the_worker_sends_a_job_failed_event(
     assert event["job"]["state"] == "failed"
     assert event["job"]["error"]["code"] == "pdf_without_text" and event["job"]["error"]["stage"] == "extract"
     assert "trace" not in event["job"]["error"] and "result" not in event
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_slow_receiver_keeps_its_delivery_leased_so_no_second_worker_sends_it(
+    actors: Any, acme_endpoint: tuple[WebhookEndpoint, str], receiver: Receiver, settings: Any
+) -> None:
+    """The receiver takes 2.5 s, longer than the 1 s lease: the lease is renewed while the request is in flight,
+    so another worker finds the delivery busy instead of sending it a second time."""
+    from django.db import connection
+
+    settings.DOCGATE_WEBHOOK_LEASE_S = 1.0
+    receiver.delay_s = 2.5
+    delivery = WebhookDelivery.objects.create(
+        endpoint=acme_endpoint[0], organisation=actors.acme, event="result.final", event_key="slow", payload={"a": 1}
+    )
+    outcome: list[str] = []
+
+    def first_worker() -> None:
+        try:
+            outcome.append(webhook_deliver(delivery_id=delivery.pk))
+        finally:
+            connection.close()
+
+    sending = threading.Thread(target=first_worker)
+    sending.start()
+    time.sleep(1.8)  # past the first lease: only its renewal keeps the delivery taken
+    assert webhook_deliver(delivery_id=delivery.pk) == "busy"
+    sending.join(timeout=30)
+    assert outcome == [DeliveryState.DELIVERED]
+    assert len(receiver.requests) == 1
