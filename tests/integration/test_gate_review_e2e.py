@@ -53,7 +53,7 @@ def test_unsafe_ticket_is_held_for_review_then_finalized_and_delivered_signed(
             first = unsafe.results.filter(final=True).get()
             assert first.data["gate"]["decision"] in {"review", "block"}
             assert first.data["response"]["status"] != "ready"
-            assert first.provenance["llm"]["enabled"] is True
+            assert first.provenance["llm"]["enabled"] is True, first.provenance
             # Held for a person: no automated answer and no webhook.
             assert not WebhookDelivery.objects.exists() and receiver.requests == []
             task = ReviewTask.objects.get(job=unsafe)
