@@ -15,11 +15,12 @@ def warm_up() -> None:
     that needs it: the URLconf with every view and what they import (rule packs, the safety model's libraries),
     the PDFium library, Celery's result backend and producer pool (no connection is opened). Measured with
     py-spy under load: these imports made a fresh worker's first uploads wait 1–6 s."""
+    # Imported here, after Django is set up, and only in a web worker: this function is why they load.
     from celery import current_app
-    from django.urls import get_resolver
+    from django.urls import get_resolver  # (the same reason)
 
     get_resolver().url_patterns  # noqa: B018 (evaluated for its side effect)
-    import pypdfium2  # noqa: F401
+    import pypdfium2  # noqa: F401  # the PDFium library itself, loaded now rather than on the first PDF upload
 
     current_app.backend  # noqa: B018
     current_app.producer_pool  # noqa: B018

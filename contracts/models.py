@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
-from typing import Any, cast
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -100,15 +100,6 @@ def document_upload_path(instance: Document, filename: str) -> str:
     return f"originals/{instance.organisation_id}/{instance.id}.bin"
 
 
-class DocumentQuerySet(models.QuerySet["Document"]):
-    def with_latest(self) -> DocumentQuerySet:
-        """Load each document's jobs (newest first) and latest result version with the page itself, so that a
-        list costs the same few queries whatever its length."""
-        newest_jobs = models.Prefetch("jobs", queryset=Job.objects.order_by("-created_at"), to_attr="jobs_newest")
-        latest = Result.objects.filter(document=models.OuterRef("pk")).order_by("-version").values("version")[:1]
-        return self.prefetch_related(newest_jobs).annotate(latest_version=models.Subquery(latest))
-
-
 class Document(models.Model):
     """What a user sent: the original bytes (if a file), the extracted text and its metadata."""
 
@@ -132,8 +123,6 @@ class Document(models.Model):
     api_key = models.ForeignKey(ApiKey, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
-    objects = DocumentQuerySet.as_manager()
-
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["organisation", "sha256"], name="one_document_per_checksum_per_org")
@@ -145,23 +134,7 @@ class Document(models.Model):
         return f"{self.kind} {self.id}"
 
     def latest_job(self) -> Job | None:
-        newest: list[Job] | None = getattr(self, "jobs_newest", None)  # loaded by `with_latest()`
-        if newest is not None:
-            return newest[0] if newest else None
         return self.jobs.order_by("-created_at").first()
-
-    def result_version(self) -> int | None:
-        """The latest result's version (None before the first result)."""
-        if hasattr(self, "latest_version"):  # annotated by `with_latest()`
-            return cast(int | None, self.latest_version)
-        result = self.latest_result()
-        return result.version if result else None
-
-    def latest_known(self, job: Job) -> None:
-        """Record that `job` is this new document's only job and that it has no result yet (intake just made
-        both), so that answering about it queries nothing more."""
-        self.jobs_newest = [job]
-        self.latest_version = None
 
     def latest_result(self) -> Result | None:
         return self.results.order_by("-version").first()

@@ -22,7 +22,8 @@ from django.utils.module_loading import import_string
 from contracts.audit import audit_record
 from contracts.dispatch import job_send_on_commit
 from contracts.leases import lease_renewed
-from contracts.models import Job, JobPhase, JobState
+from contracts.llm import llm_client
+from contracts.models import Job, JobPhase, JobState, Result
 from contracts.refusals import Refused
 from contracts.results import result_write
 from contracts.review.workflow import review_task_open
@@ -167,8 +168,6 @@ def _llm_wait_over(job: Job) -> bool:
 
 def llm_wait_retry_s(job_id: JobId) -> float:
     """When to try a waiting job again: when the breaker lets calls through, at least after a backoff."""
-    from contracts.llm import llm_client
-
     remaining = llm_client().breaker.cooldown_remaining_s()
     waited = Job.objects.filter(pk=job_id).values_list("llm_waiting_since", flat=True).first()
     elapsed = (timezone.now() - waited).total_seconds() if waited else 0.0
@@ -212,14 +211,7 @@ def job_publish_provisional(ctx: JobContext, timings: dict[str, Any]) -> RunStat
         )
         if updated != 1:
             return RunStatus.LOST
-        result = result_write(
-            organisation_id=ctx.job.organisation_id,
-            document_id=ctx.document.pk,
-            job_id=ctx.job.pk,
-            data=result_data(ctx),
-            provenance={"stages": list(timings), **ctx.provenance()},
-            final=False,
-        )
+        result = _result_store(ctx, timings, final=False)
         webhook_event_provisional(result=result)
         job_send_on_commit(str(ctx.job.pk), JobPhase.LLM)
     return RunStatus.PROVISIONAL
@@ -304,6 +296,18 @@ def result_data(ctx: JobContext) -> dict[str, Any]:
     }
 
 
+def _result_store(ctx: JobContext, timings: dict[str, Any], *, final: bool) -> Result:
+    """Write the document's next result version from a finished context (inside the caller's transaction)."""
+    return result_write(
+        organisation_id=ctx.job.organisation_id,
+        document_id=ctx.document.pk,
+        job_id=ctx.job.pk,
+        data=result_data(ctx),
+        provenance={"stages": list(timings), **ctx.provenance()},
+        final=final,
+    )
+
+
 def job_finish(ctx: JobContext, timings: dict[str, Any]) -> RunStatus:
     """Store the result and move the job to done or needs_review in one transaction; return how it ended."""
     state = JobState.NEEDS_REVIEW if ctx.review_reasons else JobState.DONE
@@ -322,13 +326,7 @@ def job_finish(ctx: JobContext, timings: dict[str, Any]) -> RunStatus:
         )
         if updated != 1:
             return RunStatus.LOST  # another run finished it; writing a second result would double the work
-        result = result_write(
-            organisation_id=ctx.job.organisation_id,
-            document_id=ctx.document.pk,
-            job_id=ctx.job.pk,
-            data=result_data(ctx),
-            provenance={"stages": list(timings), **ctx.provenance()},
-        )
+        result = _result_store(ctx, timings, final=True)
         if state == JobState.NEEDS_REVIEW:
             review_task_open(job=ctx.job, reasons=ctx.review_reasons, result=result)
         else:

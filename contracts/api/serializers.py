@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
+from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from rest_framework import serializers
 
 from contracts.api.result_schema import ResultDataField
@@ -111,11 +112,35 @@ class DocumentSerializer(serializers.ModelSerializer):
         ]
 
     def get_job(self, document: Document) -> dict[str, Any] | None:
-        job = document.latest_job()
+        job = self._newest_job(document)
         return JobSerializer(job).data if job else None
 
+    def _newest_job(self, document: Document) -> Job | None:
+        """The job intake just made (context `new`), the one a list loaded with its page, else one query."""
+        new = self.context.get("new")
+        if new is not None and new.document_id == document.pk:
+            return cast(Job, new)
+        newest: list[Job] | None = getattr(document, "jobs_newest", None)  # `documents_with_latest`
+        if newest is not None:
+            return newest[0] if newest else None
+        return document.latest_job()
+
     def get_result_version(self, document: Document) -> int | None:
-        return document.result_version()
+        new = self.context.get("new")
+        if new is not None and new.document_id == document.pk:
+            return None  # intake just made it: no result yet
+        if hasattr(document, "latest_version"):  # `documents_with_latest`
+            return cast(int | None, document.latest_version)
+        result = document.latest_result()
+        return result.version if result else None
+
+
+def documents_with_latest(documents: QuerySet[Document]) -> QuerySet[Document]:
+    """Load each document's jobs (newest first) and latest result version with the page itself, so that a list
+    costs the same few queries whatever its length."""
+    newest_jobs = Prefetch("jobs", queryset=Job.objects.order_by("-created_at"), to_attr="jobs_newest")
+    latest = Result.objects.filter(document=OuterRef("pk")).order_by("-version").values("version")[:1]
+    return documents.prefetch_related(newest_jobs).annotate(latest_version=Subquery(latest))
 
 
 class DocumentDetailSerializer(DocumentSerializer):

@@ -27,6 +27,7 @@ from contracts.api.serializers import (
     ResultSerializer,
     SubmitResponseSerializer,
     SubmitSerializer,
+    documents_with_latest,
 )
 from contracts.intake.idempotency import MAX_KEY_LENGTH, idempotent
 from contracts.intake.submission import IntakeError, Submission, document_submit, submission_fingerprint
@@ -62,7 +63,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         documents = Document.objects.filter(organisation=request_organisation(self.request))
         if self.action != "list":
             return documents
-        documents = documents.with_latest()
+        documents = documents_with_latest(documents)
         filters = DocumentFilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
         wanted = filters.validated_data
@@ -125,7 +126,8 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                 else "Document accepted and queued."
             )
             body = SubmitResponseSerializer(
-                {"document": outcome.document, "duplicate": outcome.duplicate, "message": message}
+                {"document": outcome.document, "duplicate": outcome.duplicate, "message": message},
+                context={"new": None if outcome.duplicate else outcome.job},
             ).data
             return (status.HTTP_200_OK if outcome.duplicate else status.HTTP_201_CREATED), body
 

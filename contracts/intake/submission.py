@@ -186,7 +186,6 @@ def document_submit(
     except BaseException:
         _original_delete(document)
         raise
-    document.latest_known(job)
     return IntakeOutcome(document=document, job=job, duplicate=False)
 
 
