@@ -20,15 +20,7 @@ import pytest
 
 from inference.client import LLMClient
 from inference.config import LLMConfig
-from inference.questions import (
-    cantonese_rewrite,
-    clause_prompt_values,
-    clauses_extract,
-    response_draft,
-    safety_risk,
-    shared_budget,
-    ticket_classify,
-)
+from inference.questions import cantonese_rewrite, clauses_extract, response_draft, ticket_classify
 from inference.results import LLMTaskResult
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
@@ -192,35 +184,6 @@ def test_metrics_expose_vllm_series_for_operators(server: VLLMServer) -> None:
     metrics = httpx.get(f"{server.server_root}/metrics", timeout=10).text
     for series in ("vllm:num_requests_running", "vllm:prompt_tokens", "vllm:e2e_request_latency_seconds"):
         assert series in metrics
-
-
-def _prefix_cache_counters(server: VLLMServer) -> tuple[float, float]:
-    """(queries, hits) of vLLM's prefix cache, in tokens, summed over its label sets."""
-    totals = {"vllm:prefix_cache_queries_total": 0.0, "vllm:prefix_cache_hits_total": 0.0}
-    for line in httpx.get(f"{server.server_root}/metrics", timeout=10).text.splitlines():
-        name = line.split("{", 1)[0].split(" ", 1)[0]
-        if name in totals:
-            totals[name] += float(line.rsplit(" ", 1)[1])
-    return totals["vllm:prefix_cache_queries_total"], totals["vllm:prefix_cache_hits_total"]
-
-
-def test_questions_about_the_same_chunk_are_served_from_vllms_prefix_cache(
-    server: VLLMServer, client: LLMClient
-) -> None:
-    """Document-first prompts with one chunk budget: after the first question on a chunk, the next ones find the
-    fenced chunk in vLLM's prefix cache (hit rate over their prompt tokens, from vLLM's own /metrics)."""
-    text = synthetic_contract(2500)
-    labels = tuple(load_pack().clauses)
-    budget = shared_budget(client, [("safety_check", {}), ("clause_extraction", clause_prompt_values(labels))])
-    safety_risk(client, text, 4, budget=budget)  # the first question on each chunk fills the cache
-    queries, hits = _prefix_cache_counters(server)
-    clauses_extract(client, text, labels, max_output_tokens=32, budget=budget)
-    after_queries, after_hits = _prefix_cache_counters(server)
-    asked = after_queries - queries
-    assert asked > 0, "vLLM reported no prefix-cache queries"
-    rate = (after_hits - hits) / asked
-    print(f"vLLM prefix-cache hit rate on the second question: {rate:.3f} of {asked:.0f} prompt tokens")
-    assert rate >= 0.5
 
 
 def test_breaker_opens_when_vllm_stops_and_closes_after_it_returns(server: VLLMServer) -> None:
