@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -148,7 +148,7 @@ def job_run(
     except JobLost:
         return RunOutcome(RunStatus.LOST)
     except LLMWait as exc:
-        return job_wait(job_id, attempt, str(exc))
+        return job_wait(job_id, attempt, str(exc), waiting_since=job.llm_waiting_since)
     except (TransientError, OperationalError, InterfaceError) as exc:
         _job_release(job_id, attempt, _error_record(exc, stage_name))
         raise TransientError(str(exc)) from exc
@@ -166,34 +166,32 @@ def _llm_wait_over(job: Job) -> bool:
     return limit <= 0 or (since is not None and (timezone.now() - since).total_seconds() >= limit)
 
 
-def llm_wait_retry_s(job_id: JobId) -> float:
+def llm_wait_retry_s(waited_s: float) -> float:
     """When to try a waiting job again: when the breaker lets calls through, at least after a backoff."""
     remaining = llm_client().breaker.cooldown_remaining_s()
-    waited = Job.objects.filter(pk=job_id).values_list("llm_waiting_since", flat=True).first()
-    elapsed = (timezone.now() - waited).total_seconds() if waited else 0.0
-    backoff = min(60.0, max(5.0, elapsed / 4))  # 5 s at first, then a quarter of the wait so far, at most 60 s
+    backoff = min(60.0, max(5.0, waited_s / 4))  # 5 s at first, then a quarter of the wait so far, at most 60 s
     return max(remaining, backoff)
 
 
-def job_wait(job_id: JobId, attempt: int, reason: str) -> RunOutcome:
+def job_wait(job_id: JobId, attempt: int, reason: str, *, waiting_since: datetime | None) -> RunOutcome:
     """Put a job whose model is unavailable back to `provisional` (its provisional result stays published) and
-    mark since when it waits; the try does not count as an attempt. Waiting ends when the model answers, or after
-    DOCGATE_LLM_WAIT_MAX_S, when the next try finishes the job without the model (review, `llm_unavailable`)."""
+    mark since when it waits (`waiting_since`, as this run found it, else now); the try does not count as an
+    attempt. Waiting ends when the model answers, or after DOCGATE_LLM_WAIT_MAX_S, when the next try finishes the
+    job without the model (review, `llm_unavailable`)."""
     now = timezone.now()
-    with transaction.atomic():
-        job = Job.objects.select_for_update().filter(pk=job_id, state=JobState.RUNNING, attempts=attempt).first()
-        if job is None:
-            return RunOutcome(RunStatus.LOST)
-        Job.objects.filter(pk=job_id).update(
-            state=JobState.PROVISIONAL,
-            attempts=F("attempts") - 1,
-            lease_expires_at=None,
-            queued_at=now,
-            llm_waiting_since=job.llm_waiting_since or now,
-            error={"stage": "llm", "code": "llm_unavailable", "type": "LLMWait", "message": reason},
-        )
+    since = waiting_since or now
+    updated = _owned(job_id, attempt).update(
+        state=JobState.PROVISIONAL,
+        attempts=F("attempts") - 1,
+        lease_expires_at=None,
+        queued_at=now,
+        llm_waiting_since=since,
+        error={"stage": "llm", "code": "llm_unavailable", "type": "LLMWait", "message": reason},
+    )
+    if updated != 1:
+        return RunOutcome(RunStatus.LOST)
     logger.info("job %s: the model is unavailable (%s); waiting for it", job_id, reason)
-    return RunOutcome(RunStatus.WAITING, retry_after_s=llm_wait_retry_s(job_id))
+    return RunOutcome(RunStatus.WAITING, retry_after_s=llm_wait_retry_s((now - since).total_seconds()))
 
 
 def job_publish_provisional(ctx: JobContext, timings: dict[str, Any]) -> RunStatus:
