@@ -24,3 +24,11 @@ class PiiMaskingFilter(logging.Filter):
 
 
 _TRACEBACK_FORMATTER = logging.Formatter()
+
+
+def handlers_mask(logger: logging.Logger) -> None:
+    """Give every handler of `logger` the masking filter (once): Celery's worker and beat replace the root logger's
+    handlers with their own, which would otherwise write records unmasked."""
+    for handler in logger.handlers:
+        if not any(isinstance(f, PiiMaskingFilter) for f in handler.filters):
+            handler.addFilter(PiiMaskingFilter())
