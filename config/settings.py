@@ -5,7 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from config.env import database_from_url, envbool, envfloat, envint, envstr, secret_key_file
-from rules.safety_thresholds import DEFAULT_BLOCK_THRESHOLD, DEFAULT_KIND_THRESHOLDS, DEFAULT_REVIEW_THRESHOLD
+from rules.safety_thresholds import (
+    DEFAULT_BLOCK_THRESHOLD,
+    DEFAULT_CASCADE_MODEL_RISK,
+    DEFAULT_KIND_THRESHOLDS,
+    DEFAULT_REVIEW_THRESHOLD,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Everything DocGate writes at run time (SQLite file, broker folders, uploads) lives under one folder.
@@ -173,10 +178,18 @@ LLM_DRAFTS = envbool("LLM_DRAFTS", LLM_ENGINE == "vllm")
 LLM_POLICY = envstr("LLM_POLICY", "cascade")
 if LLM_POLICY not in ("cascade", "always", "off"):
     raise ValueError(f"LLM_POLICY must be cascade, always or off, not {LLM_POLICY!r}")
-# Under cascade: a clause type whose rule evidence is below this confidence is asked about; the gate question is
-# asked when the input gate's risk (lexicon or safety model) is at least this, and the model could still raise it.
+# Under cascade: a clause type whose rule evidence is below this confidence is asked about (on the chunks holding
+# that evidence); the gate question is asked when the lexicon's risk is at least LLM_CASCADE_GATE_RISK or the safety
+# model's P(unsafe) at least its kind's floor (LLM_CASCADE_GATE_MODEL_RISK_<KIND>, else LLM_CASCADE_GATE_RISK), and
+# the model could still raise the decision.
 LLM_CASCADE_CLAUSE_CONFIDENCE = envfloat("LLM_CASCADE_CLAUSE_CONFIDENCE", 0.85)
 LLM_CASCADE_GATE_RISK = envfloat("LLM_CASCADE_GATE_RISK", 0.2)
+LLM_CASCADE_GATE_MODEL_RISK = {
+    kind: envfloat(
+        f"LLM_CASCADE_GATE_MODEL_RISK_{kind.upper()}", DEFAULT_CASCADE_MODEL_RISK.get(kind, LLM_CASCADE_GATE_RISK)
+    )
+    for kind in ("ticket", "contract")
+}
 # While the model is unavailable, a job with questions for it keeps its provisional result and waits this long
 # (retried with backoff, resumed when the breaker closes) before going to review with `llm_unavailable`.
 DOCGATE_LLM_WAIT_MAX_S = envfloat("DOCGATE_LLM_WAIT_MAX_S", 900.0)

@@ -5,8 +5,8 @@ The rules answer first. Under `LLM_POLICY=cascade` the model is asked only what 
   LLM_CASCADE_GATE_RISK and the model's answer could still change the decision (it can only raise it: never for
   a block, nor for a ticket already held for review, the most a model can make of a ticket);
 - `clauses`: the clause types whose rule evidence is weak (below LLM_CASCADE_CLAUSE_CONFIDENCE), negated, only
-  referenced, or in conflict (one place stipulates what another negates); types the rules read plainly are not
-  asked, and types they did not find are left to them;
+  referenced, or in conflict (one place stipulates what another negates), about the chunks that hold that
+  evidence only; types the rules read plainly are not asked, and types they did not find are left to them;
 - `ticket_category`: when the rules' (or the organisation's classifier's) category is below DOCGATE_MIN_CONFIDENCE;
 - `cantonese_rewrite`: for Cantonese text (the dialect lexicon rewrites words, not grammar);
 - `draft`: a reply draft or risk summary, only when drafts are enabled (LLM_DRAFTS).
@@ -16,6 +16,7 @@ why, and what was skipped and why (`provenance.llm.plan`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,11 +35,16 @@ class Question:
     name: str
     reason: str
     labels: tuple[str, ...] = ()
+    # Where the doubted rule evidence lies (original spans): the model reads only the chunks holding it. Empty:
+    # the whole document.
+    spans: tuple[tuple[int, int], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"question": self.name, "reason": self.reason}
         if self.labels:
             out["labels"] = list(self.labels)
+        if self.spans:
+            out["spans"] = [list(span) for span in self.spans]
         return out
 
 
@@ -52,6 +58,9 @@ class CascadeSettings:
     category_confidence: float
     drafts: bool
     clause_labels: tuple[str, ...]
+    # The learned safety model's P(unsafe) from which the gate question is asked, per document kind (kinds not
+    # named use `gate_risk`).
+    gate_model_risk: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -77,36 +86,53 @@ class LLMPlan:
         }
 
 
-def _clause_doubts(findings: list[Finding], threshold: float) -> dict[str, str]:
-    """Clause types the rules are unsure of, with the reason for each."""
-    doubts: dict[str, str] = {}
+def _clause_doubts(findings: list[Finding], threshold: float) -> dict[str, tuple[str, list[tuple[int, int]]]]:
+    """Clause types the rules are unsure of: the reason for each and where its rule evidence lies (original
+    spans of the finding and of its other occurrences)."""
+    doubts: dict[str, tuple[str, list[tuple[int, int]]]] = {}
     for finding in findings:
         label = finding.get("label")
         if finding["kind"] != "clause" or finding.get("source") != "rule" or not label:
             continue
         status = finding.get("status", STIPULATED)
-        statuses = {status, *(o.get("status") for o in finding.get("occurrences", []))}
+        occurrences = finding.get("occurrences", [])
+        statuses = {status, *(o.get("status") for o in occurrences)}
         if STIPULATED in statuses and NEGATED in statuses:
-            doubts[label] = "conflict: stipulated in one place, negated in another"
+            reason = "conflict: stipulated in one place, negated in another"
         elif status in DOUBTFUL_STATUSES:
-            doubts[label] = f"rule evidence is {status}"
+            reason = f"rule evidence is {status}"
         elif status != BLANK and float(finding.get("confidence", 1.0)) < threshold:
-            doubts[label] = f"weak rule evidence ({float(finding['confidence']):.2f} < {threshold})"
+            reason = f"weak rule evidence ({float(finding['confidence']):.2f} < {threshold})"
+        else:
+            continue
+        spans = [(int(s[0]), int(s[1])) for s in (finding.get("span"), *(o.get("span") for o in occurrences)) if s]
+        doubts[label] = (reason, spans)
     return doubts
 
 
 def _gate_question(gate: GateDecision, kind: str, knobs: CascadeSettings) -> Question:
-    """Ask or skip the safety question: asked only when the rules' risk is in the band where the answer counts."""
+    """Ask or skip the safety question: asked only when the rules' risk is in the band where the answer counts.
+
+    Each layer is judged on its own scale: the lexicon's risk against LLM_CASCADE_GATE_RISK, the learned model's
+    P(unsafe) against the floor of the document's kind (its scores for ordinary contracts run far higher than for
+    tickets, and its contract thresholds are set to match)."""
     if knobs.policy == ALWAYS:
         return Question("gate", "policy always")
     if gate.decision == "block":
         return Question("gate", "skipped: the rules already block; the model can only raise a decision")
     if kind == "ticket" and gate.decision == "review":
         return Question("gate", "skipped: a ticket held for review is the most the model could make of it")
-    rule_risk = max(gate.rule_risk, gate.model_risk or 0.0)
-    if rule_risk >= knobs.gate_risk:
-        return Question("gate", f"uncertain: rule/model risk {rule_risk:.2f} >= {knobs.gate_risk}")
-    return Question("gate", f"skipped: rule/model risk {rule_risk:.2f} < {knobs.gate_risk}")
+    if gate.decision == "review":
+        return Question("gate", "uncertain: held for review, and the model's answer could still block it")
+    lexicon, model = gate.rule_risk, gate.model_risk or 0.0
+    model_floor = knobs.gate_model_risk.get(kind, knobs.gate_risk)
+    if lexicon >= knobs.gate_risk:
+        return Question("gate", f"uncertain: lexicon risk {lexicon:.2f} >= {knobs.gate_risk}")
+    if model >= model_floor:
+        return Question("gate", f"uncertain: safety model P(unsafe) {model:.2f} >= {model_floor} ({kind})")
+    return Question(
+        "gate", f"skipped: lexicon risk {lexicon:.2f} < {knobs.gate_risk}, P(unsafe) {model:.2f} < {model_floor}"
+    )
 
 
 def llm_plan(
@@ -129,9 +155,10 @@ def llm_plan(
         else:
             doubts = _clause_doubts(findings, knobs.clause_confidence)
             labels = tuple(label for label in knobs.clause_labels if label in doubts)
-            reason = "; ".join(f"{label}: {doubts[label]}" for label in labels)
+            reason = "; ".join(f"{label}: {doubts[label][0]}" for label in labels)
+            spans = tuple(sorted({span for label in labels for span in doubts[label][1]}))
             decide(
-                Question("clauses", reason or "skipped: the rules read every clause they found plainly", labels),
+                Question("clauses", reason or "skipped: the rules read every clause they found plainly", labels, spans),
                 bool(labels),
             )
     else:

@@ -7,7 +7,7 @@ LLMUnavailable and LLMRequestError propagate (the pipeline degrades to rules-onl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from inference.chunking import Chunk, chunk_budget, text_chunks
@@ -64,15 +64,16 @@ def clauses_extract(
     *,
     max_output_tokens: int | None = None,
     budget: int | None = None,
+    chunk_wanted: Callable[[Chunk], bool] | None = None,
 ) -> LLMTaskResult:
     """Find clauses of the given labels in a contract, chunk by chunk (of `budget` tokens, else the question's
-    own); findings carry spans in `text`."""
+    own; only the chunks `chunk_wanted` accepts, when given); findings carry spans in `text`."""
     max_tokens = max_output_tokens or client.config.max_output_tokens
     label_list = clause_prompt_values(labels)["labels"]
     schema = clause_extraction_model(tuple(labels))
     run = TaskRun(client, "clauses_extract", prompt_template("clause_extraction")[1])
     own = document_budget(client, "clause_extraction", max_tokens, labels=label_list)
-    chunks = _chunks(client, text, min(budget or own, own))
+    chunks = [c for c in _chunks(client, text, min(budget or own, own)) if chunk_wanted is None or chunk_wanted(c)]
     for chunk in chunks:
         prompt = prompt_render("clause_extraction", chunk.text, labels=label_list)
         try:

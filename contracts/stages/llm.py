@@ -4,6 +4,7 @@ model (`LLMWait`) while it may, then degrades to rules-only."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from contracts.gate import gate_llm_raise
 from contracts.llm import llm_breaker_snapshot, llm_client
 from contracts.stages.base import JobContext, LLMOutcome, LLMWait
 from contracts.stages.gate import gate_reasons
+from inference.chunking import Chunk
 from inference.client import LLMClient
 from inference.errors import LLMRequestError, LLMUnavailable
 from inference.questions import (
@@ -25,6 +27,7 @@ from inference.questions import (
     ticket_prompt_values,
 )
 from inference.results import LLMTaskResult
+from rules.normalize import NormalizedText
 from rules.tickets.taxonomy import load_taxonomy
 
 logger = logging.getLogger(__name__)
@@ -108,7 +111,8 @@ class LLMStage:
         results: list[LLMTaskResult] = []
         clauses = ctx.plan.question("clauses")
         if clauses is not None:
-            result = clauses_extract(client, normalized.text, clauses.labels, budget=budget)
+            wanted = evidence_chunks(normalized, clauses.spans) if clauses.spans else None
+            result = clauses_extract(client, normalized.text, clauses.labels, budget=budget, chunk_wanted=wanted)
             results.append(result)
             ctx.findings.extend(llm_clause_findings(normalized, result.findings, result.prompt_version))
         if ctx.plan.question("ticket_category") is not None:
@@ -120,3 +124,13 @@ class LLMStage:
             results.append(rewrite)
             ctx.mandarin_rewrite = rewrite.output_text
         return results
+
+
+def evidence_chunks(normalized: NormalizedText, spans: Sequence[tuple[int, int]]) -> Callable[[Chunk], bool]:
+    """Accept the chunks (of the normalized text) that overlap one of `spans` (of the original text)."""
+
+    def wanted(chunk: Chunk) -> bool:
+        start, end = normalized.to_original(chunk.offset, chunk.end)
+        return any(s < end and start < e for s, e in spans)
+
+    return wanted

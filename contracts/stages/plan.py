@@ -15,6 +15,7 @@ def cascade_settings() -> CascadeSettings:
         policy=settings.LLM_POLICY if settings.LLM_ENABLED else OFF,
         clause_confidence=settings.LLM_CASCADE_CLAUSE_CONFIDENCE,
         gate_risk=settings.LLM_CASCADE_GATE_RISK,
+        gate_model_risk=settings.LLM_CASCADE_GATE_MODEL_RISK,
         category_confidence=settings.DOCGATE_MIN_CONFIDENCE,
         drafts=settings.LLM_DRAFTS,
         clause_labels=tuple(load_pack().clauses),

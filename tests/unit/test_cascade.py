@@ -14,7 +14,7 @@ from contracts.gate import GateDecision
 LABELS = ("违约金/违约责任", "保密", "不可抗力", "争议解决")
 KNOBS = CascadeSettings(
     policy="cascade", clause_confidence=0.85, gate_risk=0.2, category_confidence=0.5, drafts=False,
-    clause_labels=LABELS,
+    clause_labels=LABELS, gate_model_risk={"contract": 0.75},
 )  # fmt: skip
 SAFE = GateDecision(
     decision="allow", risk=0.02, rule_risk=0.02, model_risk=0.03, model_category=None, model_version="v",
@@ -63,6 +63,9 @@ def test_a_blank_template_article_is_not_a_doubt() -> None:
     ("gate", "kind", "expected"),
     [
         (replace(SAFE, rule_risk=0.35), "contract", True),  # uncertain band
+        (replace(SAFE, model_risk=0.6), "contract", False),  # ordinary contract language, below the contract floor
+        (replace(SAFE, model_risk=0.8), "contract", True),  # the contract's top decile
+        (replace(SAFE, model_risk=0.3, kind="ticket"), "ticket", True),  # tickets: the lexicon's band
         (replace(SAFE, model_risk=0.6, decision="review"), "contract", True),  # the model could still block it
         (replace(SAFE, rule_risk=0.9, decision="block"), "contract", False),  # nothing left to raise
         (replace(SAFE, rule_risk=0.6, decision="review", kind="ticket"), "ticket", False),  # the most it can be
@@ -99,3 +102,29 @@ def test_the_plan_is_recorded_with_reasons() -> None:
         {"question": "clauses", "reason": "保密: rule evidence is referenced", "labels": ["保密"]}
     ]
     assert {item["question"] for item in record["skipped"]} == {"gate", "draft"}
+
+
+def test_doubted_clause_types_carry_where_their_rule_evidence_lies() -> None:
+    findings = [
+        clause("保密", status="negated", span=[40, 60], occurrences=[{"status": "negated", "span": [300, 320]}]),
+        clause("争议解决", confidence=0.99, span=[500, 540]),  # read plainly: its place is not asked about
+    ]
+    question = plan_for(findings).question("clauses")
+    assert question.spans == ((40, 60), (300, 320))
+    assert plan_for(findings, policy="always").question("clauses").spans == ()  # always: the whole document
+
+
+def test_only_the_chunks_holding_the_evidence_are_read_in_original_offsets() -> None:
+    from contracts.stages.llm import evidence_chunks
+    from inference.chunking import Chunk
+    from rules.normalize import normalize
+
+    original = "第一条　甲方應當保密。\r\n" * 4 + "第九条 争议提交仲裁。"  # full-width spaces, CRLF, traditional
+    normalized = normalize(original)
+    assert len(normalized.text) != len(original)
+    late = normalized.text.index("第九条")
+    chunks = [Chunk(normalized.text[:late], 0, 10), Chunk(normalized.text[late:], late, 5)]
+    evidence = original.index("第九条")
+    wanted = evidence_chunks(normalized, [(evidence, evidence + 3)])
+    assert [wanted(c) for c in chunks] == [False, True]
+    assert [evidence_chunks(normalized, [(0, 2)])(c) for c in chunks] == [True, False]
