@@ -38,6 +38,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    # Before anything reads a body (the CSRF check reads forms): Content-Length vetted, chunked bodies capped.
+    "contracts.intake.body_limit.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -137,6 +139,8 @@ DOCGATE_WEBHOOK_MAX_ATTEMPTS = envint("DOCGATE_WEBHOOK_MAX_ATTEMPTS", 8)
 DOCGATE_WEBHOOK_BACKOFF_S = envint("DOCGATE_WEBHOOK_BACKOFF_S", 30)
 # A worker sending a delivery holds it this long, renewed while the receiver takes its time.
 DOCGATE_WEBHOOK_LEASE_S = envfloat("DOCGATE_WEBHOOK_LEASE_S", 30.0)
+# After a secret is rotated, deliveries carry signatures under both the new and the old one for this long (0: none).
+DOCGATE_WEBHOOK_SECRET_OVERLAP_S = envint("DOCGATE_WEBHOOK_SECRET_OVERLAP_S", 86_400)
 
 # --- LLM and gate (used by the inference layer) --------------------------------------------------------------
 LLM_BASE_URL = envstr("LLM_BASE_URL", "http://127.0.0.1:8088/v1")

@@ -340,7 +340,10 @@ class WebhookEndpoint(models.Model):
 
     organisation = models.OneToOneField(Organisation, on_delete=models.CASCADE, related_name="webhook")
     url = models.URLField(max_length=500)
-    secret = models.CharField(max_length=200)
+    secret = models.CharField(max_length=1000)  # `whsec_` + base64 of the key (Standard Webhooks)
+    # The secret before the last change, still signing beside it until `previous_secret_until` (a rotation).
+    previous_secret = models.CharField(max_length=1000, blank=True, default="")
+    previous_secret_until = models.DateTimeField(null=True, blank=True)
     active = models.BooleanField(default=True)
     # Also send `result.provisional` (the rules' result, before the model's answers); `result.final` always.
     provisional_events = models.BooleanField(default=False)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Q, QuerySet
@@ -77,9 +76,7 @@ def submit(request: HttpRequest) -> HttpResponse:
 @member_required
 def upload(request: HttpRequest) -> JsonResponse:
     """Accept one contract file (multipart `file`); answer JSON with the document's page or the refusal."""
-    if int(request.META.get("CONTENT_LENGTH") or 0) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-        message = _("The file exceeds the limit of %(n)s bytes.") % {"n": settings.DOCGATE_MAX_UPLOAD_BYTES}
-        return JsonResponse({"error": {"code": "file_too_large", "message": message}}, status=413)
+    # A body past the limit, or with a malformed Content-Length, was refused by RequestBodyLimitMiddleware.
     uploaded = request.FILES.get("file")
     if uploaded is None:
         return JsonResponse({"error": {"code": "no_file", "message": _("No file was sent.")}}, status=400)

@@ -44,14 +44,6 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 404, 409, 413, 422)}
 
 
-def _upload_too_large(request: Request) -> bool:
-    try:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return False
-    return length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-
-
 class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Submit documents, list and read them, and fetch their latest result."""
 
@@ -91,10 +83,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         summary="Submit a contract or ticket (JSON text or multipart file)",
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        if _upload_too_large(request):
-            return error_response(
-                "file_too_large", f"The request exceeds the limit of {settings.DOCGATE_MAX_UPLOAD_BYTES} bytes.", 413
-            )
+        # A body past the limit, or with a malformed Content-Length, was refused by RequestBodyLimitMiddleware.
         try:
             incoming = SubmitSerializer(data=request.data)
         except RequestDataTooBig:

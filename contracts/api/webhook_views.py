@@ -17,8 +17,9 @@ from contracts.api.review_views import IsOrganisationAdmin
 from contracts.api.serializers import ErrorSerializer
 from contracts.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 from contracts.webhooks.delivery import WebhookRedeliveryRefused, webhook_redeliver
-from contracts.webhooks.endpoints import MIN_SECRET_LENGTH, webhook_endpoint_configure
+from contracts.webhooks.endpoints import webhook_endpoint_configure
 from contracts.webhooks.outbound import WebhookConfigError
+from contracts.webhooks.signing import MIN_PLAIN_SECRET_CHARS
 
 ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404)}
 CONFLICT = {409: OpenApiResponse(ErrorSerializer)}
@@ -28,10 +29,13 @@ class WebhookConfigInputSerializer(serializers.Serializer):
     url = serializers.CharField(max_length=500, help_text="An https:// URL on the public internet.")
     secret = serializers.CharField(
         required=False,
-        min_length=MIN_SECRET_LENGTH,
+        min_length=MIN_PLAIN_SECRET_CHARS,
         max_length=200,
         trim_whitespace=False,
-        help_text="Leave out to keep the current secret, or to have one generated for a new endpoint.",
+        help_text=(
+            "whsec_ and the base64 of at least 24 random bytes (Standard Webhooks). Leave out to keep the current"
+            " secret, or to have one generated for a new endpoint."
+        ),
     )
     active = serializers.BooleanField(required=False, default=True)
     provisional_events = serializers.BooleanField(
@@ -42,10 +46,21 @@ class WebhookConfigInputSerializer(serializers.Serializer):
 
 class WebhookEndpointSerializer(serializers.ModelSerializer):
     secret_hint = serializers.SerializerMethodField()
+    previous_secret_until = serializers.DateTimeField(
+        read_only=True, help_text="After a secret change, the old secret also signs deliveries until then."
+    )
 
     class Meta:
         model = WebhookEndpoint
-        fields = ["url", "active", "provisional_events", "secret_hint", "created_at", "updated_at"]
+        fields = [
+            "url",
+            "active",
+            "provisional_events",
+            "secret_hint",
+            "previous_secret_until",
+            "created_at",
+            "updated_at",
+        ]
 
     def get_secret_hint(self, endpoint: WebhookEndpoint) -> str:
         return f"{endpoint.secret[:10]}…"
@@ -53,7 +68,7 @@ class WebhookEndpointSerializer(serializers.ModelSerializer):
 
 class WebhookEndpointCreatedSerializer(WebhookEndpointSerializer):
     secret = serializers.CharField(
-        required=False, help_text="Only when DocGate generated it now: shown this once, store it."
+        required=False, help_text="Only when DocGate generated it now (whsec_…): shown this once, store it."
     )
 
     class Meta(WebhookEndpointSerializer.Meta):

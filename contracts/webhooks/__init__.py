@@ -1,1 +1,2 @@
-"""Webhooks: endpoints (configuration), delivery (the state machine), outbound (signing and target vetting)."""
+"""Webhooks: endpoints (configuration), delivery (the state machine), signing (Standard Webhooks secrets and
+signatures), outbound (target vetting)."""

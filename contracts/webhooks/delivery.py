@@ -19,13 +19,9 @@ from contracts.dispatch import WEBHOOK_DELIVER, backoff_delay_s, task_send_on_co
 from contracts.leases import lease_renewed
 from contracts.models import DeliveryState, Document, Job, Organisation, Result, RowId, WebhookDelivery, WebhookEndpoint
 from contracts.refusals import Refused
-from contracts.webhooks.outbound import (
-    SIGNATURE_VERSION,
-    WebhookUrlRefused,
-    pinned_request,
-    webhook_sign,
-    webhook_target,
-)
+from contracts.webhooks.endpoints import webhook_signing_secrets
+from contracts.webhooks.outbound import WebhookUrlRefused, pinned_request, webhook_target
+from contracts.webhooks.signing import webhook_legacy_headers, webhook_signature_headers
 
 EVENT_RESULT_FINAL = "result.final"
 EVENT_RESULT_PROVISIONAL = "result.provisional"
@@ -61,6 +57,19 @@ def webhook_retry_delay_s(attempt: int) -> float:
 def webhook_body(payload: dict[str, Any]) -> bytes:
     """The exact bytes sent and signed: compact UTF-8 JSON."""
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+
+
+def webhook_headers(delivery: WebhookDelivery, body: bytes, *, timestamp: int) -> dict[str, str]:
+    """The headers of one attempt: Standard Webhooks (webhook-id is the delivery's id, the same on every retry),
+    the event type, and the deprecated X-DocGate-* signature headers for one more release."""
+    secrets = webhook_signing_secrets(delivery.endpoint)
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        **webhook_signature_headers(secrets, str(delivery.pk), timestamp, body),
+        "X-DocGate-Event": delivery.event,
+        **webhook_legacy_headers(secrets, str(delivery.pk), timestamp, body),
+    }
 
 
 def webhook_event_final(*, result: Result) -> WebhookDelivery | None:
@@ -200,17 +209,8 @@ def webhook_deliver(*, delivery_id: RowId) -> str:
     except WebhookUrlRefused as exc:
         return _delivery_failed_attempt(delivery, status_code=None, error=exc.message, final=not exc.retryable)
     body = webhook_body(delivery.payload)
-    timestamp = str(int(time.time()))
     url, host_header, extensions = pinned_request(target)
-    headers = {
-        **host_header,
-        "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
-        "X-DocGate-Event": delivery.event,
-        "X-DocGate-Delivery": str(delivery.pk),
-        "X-DocGate-Timestamp": timestamp,
-        "X-DocGate-Signature": f"{SIGNATURE_VERSION}={webhook_sign(endpoint.secret, timestamp, body)}",
-    }
+    headers = {**host_header, **webhook_headers(delivery, body, timestamp=int(time.time()))}
     # The lease is renewed while the receiver takes its time (httpx's timeout bounds each read, not the whole
     # request), so no other worker sends this delivery again meanwhile.
     renewing = lease_renewed(

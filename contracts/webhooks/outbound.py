@@ -1,4 +1,4 @@
-"""What DocGate sends out: HMAC-SHA256 signatures over the exact body, and outbound targets vetted against SSRF.
+"""Where DocGate sends webhooks: outbound targets vetted against SSRF (signatures live in `signing`).
 
 A webhook URL must be HTTPS to a public address (unless DOCGATE_WEBHOOK_ALLOW_PRIVATE); the addresses its host
 resolves to are checked, and the request is pinned to the checked address so that a second DNS answer cannot
@@ -7,18 +7,13 @@ redirect it inside the network.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import ipaddress
 import socket
-import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
-
-SIGNATURE_VERSION = "v1"
 
 
 class WebhookConfigError(ValueError):
@@ -36,33 +31,6 @@ class WebhookUrlRefused(WebhookConfigError):
 
 def _allow_private() -> bool:
     return bool(settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE)
-
-
-# --- Signatures ----------------------------------------------------------------------------------------------
-
-
-def webhook_sign(secret: str, timestamp: int | str, body: bytes) -> str:
-    """Return the hex HMAC-SHA256 of `{timestamp}.` followed by the raw body."""
-    return hmac.new(secret.encode("utf-8"), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-
-
-def webhook_verify(
-    secret: str, timestamp: str, body: bytes, signature: str, tolerance_s: int = 300, now: float | None = None
-) -> bool:
-    """Check an `X-DocGate-Signature` header (`v1=<hex>`, several allowed) and the timestamp's freshness."""
-    try:
-        sent_at = int(timestamp)
-    except (TypeError, ValueError):
-        return False
-    if abs((time.time() if now is None else now) - sent_at) > tolerance_s:
-        return False
-    expected = webhook_sign(secret, sent_at, body)
-    candidates = [part.strip() for part in signature.split(",")]
-    return any(
-        hmac.compare_digest(value.strip(), expected)
-        for scheme, _, value in (candidate.partition("=") for candidate in candidates)
-        if scheme.strip() == SIGNATURE_VERSION
-    )
 
 
 # --- Targets -------------------------------------------------------------------------------------------------

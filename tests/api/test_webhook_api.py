@@ -8,6 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from contracts.models import AuditEvent, Role, WebhookDelivery, WebhookEndpoint
+from contracts.webhooks.signing import webhook_secret_key, webhook_secret_new
 from tests.api.test_review_access import acme_member
 from tests.api.test_review_workflow import signed_in
 
@@ -31,7 +32,8 @@ def test_admin_sets_the_endpoint_and_sees_the_generated_secret_once(ada: APIClie
     created = ada.put(URL, {"url": PUBLIC}, format="json")
     assert created.status_code == 200, created.json()
     secret = created.json()["secret"]
-    assert secret.startswith("whsec_") and len(secret) > 40
+    assert secret.startswith("whsec_") and len(webhook_secret_key(secret)) == 32  # Standard Webhooks form
+    assert created.json()["secret_hint"] == f"{secret[:10]}…" and created.json()["previous_secret_until"] is None
     assert WebhookEndpoint.objects.get(organisation=actors.acme).secret == secret
 
     shown = ada.get(URL).json()
@@ -43,16 +45,24 @@ def test_admin_sets_the_endpoint_and_sees_the_generated_secret_once(ada: APIClie
     assert WebhookEndpoint.objects.get(organisation=actors.acme).secret == secret
 
     rotated = ada.put(URL, {"url": PUBLIC, "rotate_secret": True}, format="json").json()
-    assert rotated["secret"] != secret
+    assert rotated["secret"] != secret and rotated["secret"].startswith("whsec_")
+    assert rotated["previous_secret_until"] is not None  # the old secret still signs until then
+    assert "secret" not in ada.get(URL).json()
 
 
 def test_admin_may_bring_their_own_secret(ada: APIClient, actors: Any) -> None:
-    own = "my-own-secret-of-thirty-two-chars"
+    own = webhook_secret_new()
     body = ada.put(URL, {"url": PUBLIC, "secret": own}, format="json").json()
     assert "secret" not in body
     assert WebhookEndpoint.objects.get(organisation=actors.acme).secret == own
+    plain = "my-own-secret-of-thirty-two-chars"  # chosen before the whsec_ form: its UTF-8 bytes stay the key
+    assert ada.put(URL, {"url": PUBLIC, "secret": plain}, format="json").status_code == 200
+    assert webhook_secret_key(WebhookEndpoint.objects.get(organisation=actors.acme).secret) == plain.encode()
     short = ada.put(URL, {"url": PUBLIC, "secret": "short"}, format="json")
     assert short.status_code == 400 and short.json()["error"]["code"] == "invalid"
+    weak = ada.put(URL, {"url": PUBLIC, "secret": "whsec_c2l4dGVlbiBieXRlcyEhIQ=="}, format="json")
+    assert weak.status_code == 400 and weak.json()["error"]["code"] == "invalid_webhook"
+    assert "24" in weak.json()["error"]["message"]
 
 
 @pytest.mark.parametrize(

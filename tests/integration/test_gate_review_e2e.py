@@ -13,7 +13,7 @@ from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobState, ReviewTask, WebhookDelivery
 from contracts.webhooks.endpoints import webhook_endpoint_configure
 from tests.unit.test_webhook_delivery import local_receiver
-from tests.unit.test_webhook_signing import flip_last_hex_digit, readme_verify
+from tests.unit.test_webhook_signing import readme_verify, with_tampered_signature
 from tests.workers import celery_worker, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm, pytest.mark.django_db(transaction=True)]
@@ -89,8 +89,7 @@ def test_unsafe_ticket_is_held_for_review_then_finalized_and_delivered_signed(
 
     [(headers, body)] = receiver.requests
     assert readme_verify(secret, headers, body)
-    tampered = {**headers, "X-DocGate-Signature": flip_last_hex_digit(headers["X-DocGate-Signature"])}
-    assert not readme_verify(secret, tampered, body)
+    assert not readme_verify(secret, with_tampered_signature(headers), body)
     version = f'"version":{first.version + 1}'.encode()
     altered = body.replace(version, b'"version":99')
     assert altered != body and not readme_verify(secret, headers, altered)

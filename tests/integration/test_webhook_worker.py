@@ -12,7 +12,7 @@ import pytest
 from contracts.models import DeliveryState, WebhookDelivery
 from contracts.webhooks.endpoints import webhook_endpoint_configure
 from tests.unit.test_webhook_delivery import local_receiver, reviewed_result
-from tests.unit.test_webhook_signing import flip_last_hex_digit, readme_verify
+from tests.unit.test_webhook_signing import readme_verify, with_tampered_signature
 from tests.workers import ROOT, celery_worker, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -44,7 +44,6 @@ def test_finalized_review_reaches_a_local_receiver_through_a_real_worker(
 
     [(headers, body)] = receiver.requests
     assert readme_verify(secret, headers, body)
-    tampered = {**headers, "X-DocGate-Signature": flip_last_hex_digit(headers["X-DocGate-Signature"])}
-    assert not readme_verify(secret, tampered, body)
+    assert not readme_verify(secret, with_tampered_signature(headers), body)
     event = json.loads(body)
     assert event["result"]["version"] == 2 and event["job"]["state"] == "done"

@@ -24,10 +24,11 @@ from contracts.review.workflow import review_finding_decide, review_task_claim, 
 from contracts.tasks import webhook_deliver_task
 from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_event_final
 from contracts.webhooks.endpoints import webhook_endpoint_configure
+from contracts.webhooks.signing import webhook_secret_new
 from tests.api.test_review_access import acme_member
 from tests.api.test_review_workflow import needs_review_task, signed_in
 from tests.files import pdf_bytes
-from tests.unit.test_webhook_signing import flip_last_hex_digit, readme_verify
+from tests.unit.test_webhook_signing import readme_verify, with_tampered_signature
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +116,8 @@ def test_signed_webhook_of_a_reviewed_result_reaches_the_receiver_and_verifies(
     assert headers["Content-Type"] == "application/json"
     assert headers["User-Agent"] == "DocGate-Webhook/1"
     assert headers["X-DocGate-Event"] == "result.final"
-    assert headers["X-DocGate-Delivery"] == str(delivery.pk)
+    assert headers["webhook-id"] == str(delivery.pk)
+    assert abs(int(headers["webhook-timestamp"]) - time.time()) < 60
     event = json.loads(body)
     assert event["id"] == str(delivery.pk) and event["type"] == "result.final"
     assert event["organisation"] == "acme"
@@ -126,9 +128,9 @@ def test_signed_webhook_of_a_reviewed_result_reaches_the_receiver_and_verifies(
     delivery.refresh_from_db()
     assert delivery.state == DeliveryState.DELIVERED and delivery.attempts == 1 and delivery.last_status_code == 200
 
-    tampered = {**headers, "X-DocGate-Signature": flip_last_hex_digit(headers["X-DocGate-Signature"])}
-    assert not readme_verify(secret, tampered, body)
-    assert not readme_verify("whsec_not-the-organisations-secret", headers, body)
+    assert not readme_verify(secret, with_tampered_signature(headers), body)
+    assert not readme_verify(secret, headers, body.replace(b'"version":2', b'"version":3'))
+    assert not readme_verify(webhook_secret_new(), headers, body)
 
 
 def test_a_delivered_event_is_not_sent_again(
@@ -161,7 +163,8 @@ def test_receiver_errors_are_retried_with_backoff_and_logged(
     delivery.refresh_from_db()
     assert delivery.attempts == 3 and delivery.last_status_code == 200 and delivery.delivered_at is not None
     assert len(receiver.requests) == 3
-    assert len({headers["X-DocGate-Delivery"] for headers, _ in receiver.requests}) == 1
+    assert len({headers["webhook-id"] for headers, _ in receiver.requests}) == 1
+    assert all(readme_verify(acme_endpoint[1], headers, body) for headers, body in receiver.requests)
 
 
 def test_delivery_gives_up_after_the_attempt_limit(
@@ -310,7 +313,7 @@ def test_admin_redelivers_a_failed_delivery_and_the_receiver_gets_the_same_event
 
     assert webhook_deliver(delivery_id=failed.pk) == DeliveryState.DELIVERED
     (_, first), (headers, again) = receiver.requests
-    assert again == first and headers["X-DocGate-Delivery"] == str(failed.pk)
+    assert again == first and headers["webhook-id"] == str(failed.pk)
     assert readme_verify(secret, headers, again)
 
     twice = ada.post(url)  # delivered now: nothing to send again

@@ -1,30 +1,138 @@
-"""Webhook signatures (HMAC-SHA256 over timestamp + body) and the refusal of internal targets; no network."""
+"""Webhook signatures in the Standard Webhooks format, checked with the `standardwebhooks` library, and the
+refusal of internal targets; no network."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import secrets
 import socket
 import time
+from datetime import UTC, datetime
 from typing import Any
 from unittest import mock
 
 import pytest
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from contracts.webhooks.outbound import (
-    WebhookUrlRefused,
+from contracts.webhooks.outbound import WebhookUrlRefused, webhook_target, webhook_url_check
+from contracts.webhooks.signing import (
+    WebhookSecretRefused,
+    webhook_legacy_headers,
+    webhook_secret_checked,
+    webhook_secret_key,
+    webhook_secret_new,
     webhook_sign,
-    webhook_target,
-    webhook_url_check,
-    webhook_verify,
+    webhook_signature_headers,
 )
 
-SECRET = "whsec_test-secret-of-enough-length"
+SECRET = webhook_secret_new()
+MSG_ID = "0b5a6f0e-6f3c-4d39-9a51-3c0f1c6f2b10"
 BODY = '{"id":"d1","type":"result.final","result":{"version":2,"data":{"label":"城管"}}}'.encode()
 
 
-def readme_verify(secret: str, headers: dict[str, str], body: bytes, tolerance_s: int = 300) -> bool:
-    """The receiver-side check exactly as the README shows it (standard library only)."""
+def readme_verify(secret: str | bytes, headers: dict[str, str], body: bytes) -> bool:
+    """The receiver-side check as the README shows it: the standardwebhooks library on the raw body."""
+    try:
+        Webhook(secret).verify(body, headers)
+    except WebhookVerificationError:
+        return False
+    return True
+
+
+def with_tampered_signature(headers: dict[str, str]) -> dict[str, str]:
+    """The same headers with one base64 character of each signature changed (still well-formed base64)."""
+    signatures = []
+    for signature in headers["webhook-signature"].split(" "):
+        version, _, value = signature.partition(",")
+        signatures.append(f"{version},{'B' if value[0] == 'A' else 'A'}{value[1:]}")
+    return {**headers, "webhook-signature": " ".join(signatures)}
+
+
+def signed_headers(secret: str = SECRET, body: bytes = BODY, timestamp: int | None = None) -> dict[str, str]:
+    ts = int(time.time()) if timestamp is None else timestamp
+    return webhook_signature_headers([secret], MSG_ID, ts, body)
+
+
+def test_signature_is_base64_hmac_sha256_over_id_timestamp_body_keyed_with_the_decoded_secret() -> None:
+    key = base64.b64decode(SECRET.removeprefix("whsec_"))
+    expected = base64.b64encode(hmac.new(key, f"{MSG_ID}.1700000000.".encode() + BODY, hashlib.sha256).digest())
+    assert webhook_sign(SECRET, MSG_ID, 1700000000, BODY) == f"v1,{expected.decode()}"
+    at = datetime.fromtimestamp(1700000000, tz=UTC)
+    assert webhook_sign(SECRET, MSG_ID, 1700000000, BODY) == Webhook(SECRET).sign(MSG_ID, at, BODY.decode())
+
+
+def test_a_fresh_signature_verifies_with_standardwebhooks() -> None:
+    headers = signed_headers()
+    assert set(headers) == {"webhook-id", "webhook-timestamp", "webhook-signature"}
+    assert Webhook(SECRET).verify(BODY, headers) == {
+        "id": "d1",
+        "type": "result.final",
+        "result": {"version": 2, "data": {"label": "城管"}},
+    }
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda h, b: (h, b.replace("城管".encode(), "环保".encode())),
+        lambda h, b: (with_tampered_signature(h), b),
+        lambda h, b: ({**h, "webhook-timestamp": str(int(h["webhook-timestamp"]) + 1)}, b),
+        lambda h, b: ({**h, "webhook-id": "another-delivery"}, b),
+        lambda h, b: (signed_headers(secret=webhook_secret_new(), body=b), b),
+        lambda h, b: ({**h, "webhook-signature": h["webhook-signature"].replace("v1,", "v2,")}, b),
+        lambda h, b: ({k: v for k, v in h.items() if k != "webhook-signature"}, b),
+    ],
+    ids=[
+        "tampered-body",
+        "tampered-signature",
+        "tampered-timestamp",
+        "tampered-id",
+        "wrong-secret",
+        "unknown-version",
+        "no-signature",
+    ],
+)
+def test_tampering_fails_verification(tamper: Any) -> None:
+    headers, body = tamper(signed_headers(), BODY)
+    assert not readme_verify(SECRET, headers, body)
+
+
+@pytest.mark.parametrize("age_s", [301, -301, 86_400], ids=["stale", "from-the-future", "a-day-old-replay"])
+def test_stale_or_future_timestamps_fail(age_s: int) -> None:
+    headers = signed_headers(timestamp=int(time.time()) - age_s)
+    assert not readme_verify(SECRET, headers, BODY)
+
+
+def test_during_a_rotation_either_secret_verifies_the_space_separated_signatures() -> None:
+    old, new = webhook_secret_new(), webhook_secret_new()
+    headers = webhook_signature_headers([new, old], MSG_ID, int(time.time()), BODY)
+    assert len(headers["webhook-signature"].split(" ")) == 2
+    assert readme_verify(new, headers, BODY) and readme_verify(old, headers, BODY)
+    assert not readme_verify(webhook_secret_new(), headers, BODY)
+
+
+def test_a_generated_secret_is_whsec_and_the_base64_of_32_random_bytes() -> None:
+    secret = webhook_secret_new()
+    assert secret.startswith("whsec_") and len(webhook_secret_key(secret)) == 32
+    assert webhook_secret_checked(secret) == secret
+
+
+@pytest.mark.parametrize(
+    "plain",
+    ["my-own-secret-of-thirty-two-chars", "whsec_" + secrets.token_urlsafe(32), "我们自己定的密钥" * 4],
+    ids=["admin-chosen", "docgate-generated-before", "non-ascii"],
+)
+def test_a_plain_secret_keeps_its_utf8_bytes_as_the_key(plain: str) -> None:
+    stored = webhook_secret_checked(plain)
+    assert stored.startswith("whsec_") and webhook_secret_key(stored) == plain.encode()
+    headers = webhook_signature_headers([stored], MSG_ID, int(time.time()), BODY)
+    assert readme_verify(plain.encode(), headers, BODY) and readme_verify(stored, headers, BODY)
+
+
+def docgate_v0_verify(secret: str, headers: dict[str, str], body: bytes, tolerance_s: int = 300) -> bool:
+    """The receiver check DocGate's README showed before Standard Webhooks (X-DocGate-* headers)."""
     timestamp = headers["X-DocGate-Timestamp"]
     if abs(time.time() - int(timestamp)) > tolerance_s:
         return False
@@ -33,56 +141,24 @@ def readme_verify(secret: str, headers: dict[str, str], body: bytes, tolerance_s
     return any(hmac.compare_digest(expected, s) for s in signatures)
 
 
-def flip_last_hex_digit(signature: str) -> str:
-    return signature[:-1] + ("1" if signature.endswith("0") else "0")
-
-
-def signed_headers(secret: str = SECRET, body: bytes = BODY, timestamp: int | None = None) -> dict[str, str]:
-    ts = str(int(time.time()) if timestamp is None else timestamp)
-    return {"X-DocGate-Timestamp": ts, "X-DocGate-Signature": f"v1={webhook_sign(secret, ts, body)}"}
-
-
-def test_signature_is_hmac_sha256_over_timestamp_dot_body() -> None:
-    expected = hmac.new(SECRET.encode(), b"1700000000." + BODY, hashlib.sha256).hexdigest()
-    assert webhook_sign(SECRET, 1700000000, BODY) == expected == webhook_sign(SECRET, "1700000000", BODY)
-
-
-def test_a_fresh_signature_verifies_with_the_service_and_the_readme_snippet() -> None:
-    headers = signed_headers()
-    assert webhook_verify(SECRET, headers["X-DocGate-Timestamp"], BODY, headers["X-DocGate-Signature"])
-    assert readme_verify(SECRET, headers, BODY)
+def test_the_deprecated_headers_still_verify_with_the_old_secret_and_the_old_check() -> None:
+    plain = "whsec_" + secrets.token_urlsafe(32)  # what DocGate generated before
+    stored, rotated = webhook_secret_checked(plain), webhook_secret_new()
+    legacy = webhook_legacy_headers([rotated, stored], MSG_ID, int(time.time()), BODY)
+    assert legacy["X-DocGate-Delivery"] == MSG_ID
+    assert docgate_v0_verify(plain, legacy, BODY)
+    assert not docgate_v0_verify(plain, legacy, BODY.replace(b"2", b"3"))
 
 
 @pytest.mark.parametrize(
-    "tamper",
-    [
-        lambda h, b: (h, b.replace("城管".encode(), "环保".encode())),
-        lambda h, b: ({**h, "X-DocGate-Signature": flip_last_hex_digit(h["X-DocGate-Signature"])}, b),
-        lambda h, b: ({**h, "X-DocGate-Timestamp": str(int(h["X-DocGate-Timestamp"]) + 1)}, b),
-        lambda h, b: ({**h, "X-DocGate-Signature": "v1=" + webhook_sign("whsec_another-secret-entirely", "1", b)}, b),
-        lambda h, b: ({**h, "X-DocGate-Signature": ""}, b),
-    ],
-    ids=["tampered-body", "tampered-signature", "tampered-timestamp", "wrong-secret", "no-signature"],
+    "weak",
+    ["short", "x" * 23, "whsec_" + base64.b64encode(b"sixteen bytes!!!").decode()],
+    ids=["five-characters", "twenty-three-characters", "whsec-of-16-bytes"],
 )
-def test_tampering_fails_verification(tamper: Any) -> None:
-    headers, body = tamper(signed_headers(), BODY)
-    assert not webhook_verify(SECRET, headers["X-DocGate-Timestamp"], body, headers["X-DocGate-Signature"])
-    assert not readme_verify(SECRET, headers, body)
-
-
-@pytest.mark.parametrize("age_s", [301, -301, 86_400], ids=["stale", "from-the-future", "a-day-old-replay"])
-def test_stale_or_future_timestamps_fail(age_s: int) -> None:
-    headers = signed_headers(timestamp=int(time.time()) - age_s)
-    assert not webhook_verify(SECRET, headers["X-DocGate-Timestamp"], BODY, headers["X-DocGate-Signature"])
-    assert not readme_verify(SECRET, headers, BODY)
-
-
-def test_any_of_several_signatures_may_match_and_only_v1_counts() -> None:
-    ts = str(int(time.time()))
-    good = webhook_sign(SECRET, ts, BODY)
-    assert webhook_verify(SECRET, ts, BODY, f"v1={'0' * 64}, v1={good}")
-    assert not webhook_verify(SECRET, ts, BODY, f"v0={good}")
-    assert not webhook_verify(SECRET, "not-a-number", BODY, f"v1={good}")
+def test_weak_secrets_are_refused(weak: str) -> None:
+    with pytest.raises(WebhookSecretRefused) as refused:
+        webhook_secret_checked(weak)
+    assert "24" in refused.value.message
 
 
 @pytest.mark.parametrize(
