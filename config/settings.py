@@ -244,6 +244,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "contracts.api.schema.query_enums_named",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "JobStateEnum": "contracts.models.JobState",
         "ReviewStateEnum": "contracts.models.ReviewState",

@@ -25,8 +25,10 @@ from contracts.api.serializers import (
     ErrorSerializer,
     JobSerializer,
     ResultSerializer,
+    SubmitFileSerializer,
     SubmitResponseSerializer,
     SubmitSerializer,
+    SubmitTextSerializer,
     documents_with_latest,
 )
 from contracts.intake.idempotency import MAX_KEY_LENGTH, idempotent
@@ -85,7 +87,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         return super().list(request, *args, **kwargs)
 
     @extend_schema(
-        request={"application/json": SubmitSerializer, "multipart/form-data": SubmitSerializer},
+        request={"application/json": SubmitTextSerializer, "multipart/form-data": SubmitFileSerializer},
         parameters=[IDEMPOTENCY_HEADER],
         responses={201: SubmitResponseSerializer, 200: SubmitResponseSerializer, **ERRORS},
         summary="Submit a contract or ticket (JSON text or multipart file)",
@@ -138,7 +140,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         stored, replayed = idempotent(organisation=organisation, key=key, fingerprint=fingerprint, answer=answer)
         return Response(stored.body, status=stored.status, headers={"Idempotent-Replayed": "true"} if replayed else {})
 
-    @extend_schema(responses={200: ResultSerializer, 404: OpenApiResponse(ErrorSerializer)})
+    @extend_schema(responses={200: ResultSerializer, **{code: ERRORS[code] for code in (401, 404)}})
     @action(detail=True, methods=["get"])
     def result(self, request: Request, pk: str | None = None) -> Response:
         """The latest result version (the reviewed one once a reviewer has finalized)."""
