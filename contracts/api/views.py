@@ -31,6 +31,7 @@ from contracts.api.serializers import (
     SubmitTextSerializer,
     documents_with_latest,
 )
+from contracts.api.throttling import SubmitThrottle
 from contracts.intake.idempotency import MAX_KEY_LENGTH, idempotent
 from contracts.intake.submission import IntakeError, Submission, document_submit, submission_fingerprint
 from contracts.models import Document, DocumentSource, Job
@@ -43,7 +44,7 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     required=False,
     description="Replays the first answer for the same key and body; a different body with the key is a 409.",
 )
-ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 404, 409, 413, 422)}
+ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 404, 409, 413, 422, 429)}
 
 
 def _upload_too_large(request: Request) -> bool:
@@ -78,6 +79,10 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if "created_before" in wanted:
             documents = documents.filter(created_at__lt=wanted["created_before"])
         return documents.order_by("-created_at")
+
+    def get_throttles(self) -> list[Any]:
+        # A submission spends the submit budget, not the read budget.
+        return [SubmitThrottle()] if self.action == "create" else super().get_throttles()
 
     def get_serializer_class(self) -> Any:
         return DocumentDetailSerializer if self.action == "retrieve" else DocumentSerializer
@@ -140,7 +145,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         stored, replayed = idempotent(organisation=organisation, key=key, fingerprint=fingerprint, answer=answer)
         return Response(stored.body, status=stored.status, headers={"Idempotent-Replayed": "true"} if replayed else {})
 
-    @extend_schema(responses={200: ResultSerializer, **{code: ERRORS[code] for code in (401, 404)}})
+    @extend_schema(responses={200: ResultSerializer, **{code: ERRORS[code] for code in (401, 404, 429)}})
     @action(detail=True, methods=["get"])
     def result(self, request: Request, pk: str | None = None) -> Response:
         """The latest result version (the reviewed one once a reviewer has finalized)."""

@@ -20,7 +20,7 @@ from contracts.webhooks.delivery import WebhookRedeliveryRefused, webhook_redeli
 from contracts.webhooks.endpoints import MIN_SECRET_LENGTH, webhook_endpoint_configure
 from contracts.webhooks.outbound import WebhookConfigError
 
-ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404)}
+ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404, 429)}
 CONFLICT = {409: OpenApiResponse(ErrorSerializer)}
 
 
