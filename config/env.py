@@ -49,6 +49,35 @@ def envfloat(name: str, default: float) -> float:
         raise ValueError(f"{name}={value!r} is not a number") from exc
 
 
+RATE_PERIODS_S = {
+    "s": 1,
+    "sec": 1,
+    "second": 1,
+    "m": 60,
+    "min": 60,
+    "minute": 60,
+    "h": 3600,
+    "hour": 3600,
+    "d": 86400,
+    "day": 86400,
+}
+
+
+def envrate(name: str, default: str) -> tuple[int, int] | None:
+    """Return a request budget `N/period` (period s, min, hour or day) as (N, seconds); None for off, 0 or none."""
+    value = envstr(name, default).lower()
+    if value in {"off", "0", "none"}:
+        return None
+    count, _, period = value.partition("/")
+    try:
+        budget = (int(count), RATE_PERIODS_S[period.strip()])
+    except (ValueError, KeyError) as exc:
+        raise ValueError(f"{name}={value!r} is not a rate like 60/min (or off)") from exc
+    if budget[0] < 1:
+        raise ValueError(f"{name}={value!r}: the count must be at least 1 (or off)")
+    return budget
+
+
 def database_from_url(url: str, *, default_sqlite: Path) -> dict[str, Any]:
     """Turn `DATABASE_URL` (postgres://… or sqlite:///path) into a Django DATABASES entry."""
     if not url:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from config.env import database_from_url, envbool, envfloat, envint, envstr, secret_key_file
+from config.env import database_from_url, envbool, envfloat, envint, envrate, envstr, secret_key_file
 from rules.safety_thresholds import (
     DEFAULT_BLOCK_THRESHOLD,
     DEFAULT_CASCADE_MODEL_RISK,
@@ -234,6 +235,28 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-stuck-jobs": {"task": "contracts.tasks.jobs_sweep_task", "schedule": float(DOCGATE_SWEEP_INTERVAL_S)},
 }
 
+# --- Cache and request budgets -------------------------------------------------------------------------------
+# Request budgets are counted here, so every web process must see the same cache: Redis when there is one, else
+# files under DATA_DIR (the embedded stack's gunicorn workers share one machine).
+CACHE_URL = envstr("DOCGATE_CACHE_URL", REDIS_URL)
+CACHES: dict[str, dict[str, Any]]
+if CACHE_URL:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "dg"}
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(DATA_DIR / "cache"),
+            "OPTIONS": {"MAX_ENTRIES": 10_000},
+        }
+    }
+# Per API key and per portal user, per window (`N/s|min|hour|day`, or `off`): document submissions (API and portal
+# uploads) and API reads (GET) each have their own budget; past it the answer is 429 with Retry-After.
+DOCGATE_THROTTLE_SUBMIT = envrate("DOCGATE_THROTTLE_SUBMIT", "60/min")
+DOCGATE_THROTTLE_READ = envrate("DOCGATE_THROTTLE_READ", "600/min")
+
 # --- REST API ------------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -247,6 +270,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
+    # Reads count against the caller's read budget; DocumentViewSet counts submissions against the submit budget.
+    "DEFAULT_THROTTLE_CLASSES": ["contracts.api.throttling.ReadThrottle"],
     "DEFAULT_PAGINATION_CLASS": "contracts.api.pagination.PageSizePagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -261,6 +286,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "contracts.api.schema.query_enums_named",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "JobStateEnum": "contracts.models.JobState",
         "ReviewStateEnum": "contracts.models.ReviewState",

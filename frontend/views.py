@@ -18,6 +18,7 @@ from contracts.findings import Finding
 from contracts.intake.submission import IntakeError, Submission, document_submit
 from contracts.models import Document, DocumentKind, DocumentSource, Job, JobState, Membership, Result
 from contracts.rerun import RERUNNABLE_REASON, RerunRefused, job_llm_rerun
+from contracts.throttling import SUBMIT, budget_spend, caller_budget_key
 from frontend.access import admin_required, may_see_pii, member_required, org_of
 from frontend.forms import JobFilterForm, TicketForm
 from frontend.highlight import finding_display, highlight_html, pii_masked
@@ -50,6 +51,12 @@ def organisation_switch(request: HttpRequest) -> HttpResponse:
 def submit(request: HttpRequest) -> HttpResponse:
     """Drop contracts (uploaded one request per file by the page's script) or enter a ticket."""
     form = TicketForm(request.POST or None)
+    wait = _submission_wait(request) if request.method == "POST" else None
+    if wait is not None:
+        form.add_error(None, _throttled_message(wait))
+        response = render(request, "frontend/submit.html", {"form": form}, status=429)
+        response["Retry-After"] = str(wait)
+        return response
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         metadata = {name: data[name] for name in ("channel", "region") if data[name]}
@@ -72,11 +79,25 @@ def submit(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/submit.html", {"form": form})
 
 
+def _submission_wait(request: HttpRequest) -> int | None:
+    """Spend one of the user's submissions (the budget API submissions share); the seconds to wait past it."""
+    return budget_spend(scope=SUBMIT, caller=caller_budget_key(user=request.user))
+
+
+def _throttled_message(wait: int) -> str:
+    return _("Too many submissions. Try again in %(n)s seconds.") % {"n": wait}
+
+
 @require_POST
 @member_required
 def upload(request: HttpRequest) -> JsonResponse:
     """Accept one contract file (multipart `file`); answer JSON with the document's page or the refusal."""
     # A body past the limit, or with a malformed Content-Length, was refused by RequestBodyLimitMiddleware.
+    wait = _submission_wait(request)
+    if wait is not None:
+        refusal = JsonResponse({"error": {"code": "throttled", "message": _throttled_message(wait)}}, status=429)
+        refusal["Retry-After"] = str(wait)
+        return refusal
     uploaded = request.FILES.get("file")
     if uploaded is None:
         return JsonResponse({"error": {"code": "no_file", "message": _("No file was sent.")}}, status=400)

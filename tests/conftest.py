@@ -42,6 +42,9 @@ def _media_in_tmp(request: pytest.FixtureRequest, tmp_path: Path) -> None:
         settings.MEDIA_ROOT = str(tmp_path / "media")
         # Tests that want the LLM start a real local server and switch it on (the `llm_server` fixture).
         settings.LLM_ENABLED = False
+        # Request budgets are off except in the tests about them (tests/api/test_throttling.py).
+        settings.DOCGATE_THROTTLE_SUBMIT = None
+        settings.DOCGATE_THROTTLE_READ = None
 
 
 @pytest.fixture

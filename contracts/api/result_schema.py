@@ -52,7 +52,11 @@ class FindingSerializer(serializers.Serializer):
     label = serializers.CharField(allow_null=True, help_text="clause type, risk code, entity label, category")  # type: ignore[assignment]
     source = serializers.ChoiceField(choices=FINDING_SOURCES)  # type: ignore[assignment]
     provenance = serializers.ChoiceField(choices=["rule", "llm", "both"], required=False)
-    span = _span("the primary evidence in the original text (clause: its article; entity: first or defining mention)")
+    span = _span(
+        "the primary evidence in the original text (clause: its article; entity: first or defining mention); absent "
+        "where there is no one place: a risk has `spans`, the rules' ticket category and urgency their evidence",
+        required=False,
+    )
     match_span = _span("clause: the words that matched in the primary evidence", required=False)
     normalized_span = _span("the primary evidence in the normalized text", required=False)
     spans = serializers.ListField(child=_span("risk evidence"), required=False)
@@ -85,6 +89,18 @@ class FindingSerializer(serializers.Serializer):
     review = serializers.ChoiceField(choices=["unreviewed", "approved", "corrected", "rejected"], required=False)
 
 
+class NormalizationSerializer(serializers.Serializer):
+    """What normalization changed in the text before the rules read it (rules.normalize's report)."""
+
+    original_length = serializers.IntegerField(required=False)
+    normalized_length = serializers.IntegerField(required=False)
+    script_config = serializers.CharField(required=False, help_text="the OpenCC conversion chosen: t2s, tw2s or hk2s")
+    cantonese_score = serializers.FloatField(required=False)
+    is_cantonese = serializers.BooleanField(required=False)
+    lexicon_id = serializers.CharField(required=False)
+    lexicon_version = serializers.CharField(required=False)
+
+
 class ResultDataSerializer(serializers.Serializer):
     """A result's `data`: merged findings, gate, conflicts, confidence, the suggested response and routing."""
 
@@ -94,7 +110,7 @@ class ResultDataSerializer(serializers.Serializer):
     review_reasons = serializers.ListField(child=serializers.CharField())
     degraded = serializers.BooleanField(help_text="the LLM was unavailable: rules only")
     stats = serializers.DictField()
-    normalization = serializers.DictField(allow_null=True)
+    normalization = NormalizationSerializer(allow_null=True, help_text="null where the text was not normalized")
     gate = serializers.DictField()
     conflicts = serializers.ListField(child=serializers.DictField())
     confidence = serializers.DictField(child=serializers.FloatField())

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from contracts.api.result_schema import FindingSerializer
 from contracts.models import AuditEvent, FindingDecision, ReviewDecision, ReviewState, ReviewTask
 from contracts.review.workflow import MAX_RESPONSE_CHARS
 
@@ -62,6 +64,25 @@ class AuditEventSerializer(serializers.ModelSerializer):
         return f"system:{event.actor_system}"
 
 
+class ReviewDocumentSerializer(serializers.Serializer):
+    """The document a review task is about, as the queue shows it."""
+
+    id = serializers.UUIDField()
+    kind = serializers.CharField()
+    title = serializers.CharField()
+    reference = serializers.CharField()
+
+
+class ReviewResultSerializer(serializers.Serializer):
+    """The latest result version under review: its findings, those a reviewer rejected, and the draft reply."""
+
+    version = serializers.IntegerField()
+    findings = FindingSerializer(many=True)
+    rejected_findings = FindingSerializer(many=True)
+    review_reasons = serializers.ListField(child=serializers.CharField())
+    suggested_response = serializers.CharField(allow_null=True)
+
+
 class ReviewTaskSerializer(serializers.ModelSerializer):
     """A row of the review queue."""
 
@@ -88,6 +109,7 @@ class ReviewTaskSerializer(serializers.ModelSerializer):
             "final_result_version",
         ]
 
+    @extend_schema_field(ReviewDocumentSerializer)
     def get_document(self, task: ReviewTask) -> dict[str, Any]:
         document = task.document
         return {"id": str(document.pk), "kind": document.kind, "title": document.title, "reference": document.reference}
@@ -113,6 +135,7 @@ class ReviewTaskDetailSerializer(ReviewTaskSerializer):
     class Meta(ReviewTaskSerializer.Meta):
         fields = [*ReviewTaskSerializer.Meta.fields, "response_text", "text", "result", "decisions", "audit"]
 
+    @extend_schema_field(ReviewResultSerializer(allow_null=True))
     def get_result(self, task: ReviewTask) -> dict[str, Any] | None:
         result = task.document.latest_result()
         if result is None:
@@ -126,6 +149,7 @@ class ReviewTaskDetailSerializer(ReviewTaskSerializer):
             "suggested_response": data.get("suggested_response"),
         }
 
+    @extend_schema_field(AuditEventSerializer(many=True))
     def get_audit(self, task: ReviewTask) -> list[dict[str, Any]]:
         about_this_task = (
             Q(object_type="reviewtask", object_id=str(task.pk))

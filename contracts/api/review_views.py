@@ -38,7 +38,7 @@ from contracts.review.workflow import (
     reviewer_role,
 )
 
-ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404, 409)}
+ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404, 409, 429)}
 FINALIZED = inline_serializer("FinalizeResponse", {"task": ReviewTaskSerializer(), "result": ResultSerializer()})
 
 

@@ -6,6 +6,7 @@ import json
 from typing import Any, cast
 
 from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from contracts.api.result_schema import ResultDataField
@@ -68,6 +69,20 @@ class SubmitSerializer(serializers.Serializer):
         return attrs
 
 
+class SubmitTextSerializer(SubmitSerializer):
+    """A submission as JSON text (schema only: `SubmitSerializer` validates both forms)."""
+
+    text = serializers.CharField(trim_whitespace=False)
+    file = None  # type: ignore[assignment]  # None takes the inherited field out (DRF)
+
+
+class SubmitFileSerializer(SubmitSerializer):
+    """A submission as a multipart file (schema only: `SubmitSerializer` validates both forms)."""
+
+    text = None  # type: ignore[assignment]  # None takes the inherited field out (DRF)
+    file = serializers.FileField(allow_empty_file=True)
+
+
 class JobSerializer(serializers.ModelSerializer):
     class Meta:
         model = Job
@@ -111,6 +126,7 @@ class DocumentSerializer(serializers.ModelSerializer):
             "result_version",
         ]
 
+    @extend_schema_field(JobSerializer(allow_null=True))
     def get_job(self, document: Document) -> dict[str, Any] | None:
         job = self._newest_job(document)
         return JobSerializer(job).data if job else None
@@ -171,7 +187,21 @@ class DocumentFilterSerializer(serializers.Serializer):
     created_before = serializers.DateTimeField(required=False)
 
 
+class ErrorDetailSerializer(serializers.Serializer):
+    """What went wrong: a stable code, a message for people, and for `invalid` the message per field."""
+
+    code = serializers.CharField(help_text="invalid, not_found, throttled, file_too_large, result_not_ready, …")
+    message = serializers.CharField()
+    # DRF's metaclass takes declared fields off the class, so this does not shadow Serializer.fields.
+    fields = serializers.DictField(  # type: ignore[assignment]
+        required=False, help_text="`invalid`: the messages per field, as {field: [message, …]}"
+    )
+    job_state = serializers.CharField(
+        required=False, allow_null=True, help_text="`result_not_ready`: the document's job state"
+    )
+
+
 class ErrorSerializer(serializers.Serializer):
     """{"error": {"code": ..., "message": ...}}"""
 
-    error = serializers.DictField()
+    error = ErrorDetailSerializer()

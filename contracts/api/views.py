@@ -25,10 +25,13 @@ from contracts.api.serializers import (
     ErrorSerializer,
     JobSerializer,
     ResultSerializer,
+    SubmitFileSerializer,
     SubmitResponseSerializer,
     SubmitSerializer,
+    SubmitTextSerializer,
     documents_with_latest,
 )
+from contracts.api.throttling import SubmitThrottle
 from contracts.intake.idempotency import MAX_KEY_LENGTH, idempotent
 from contracts.intake.submission import IntakeError, Submission, document_submit, submission_fingerprint
 from contracts.models import Document, DocumentSource, Job
@@ -41,7 +44,7 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     required=False,
     description="Replays the first answer for the same key and body; a different body with the key is a 409.",
 )
-ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 404, 409, 413, 422)}
+ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 404, 409, 413, 422, 429)}
 
 
 class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -69,6 +72,10 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             documents = documents.filter(created_at__lt=wanted["created_before"])
         return documents.order_by("-created_at")
 
+    def get_throttles(self) -> list[Any]:
+        # A submission spends the submit budget, not the read budget.
+        return [SubmitThrottle()] if self.action == "create" else super().get_throttles()
+
     def get_serializer_class(self) -> Any:
         return DocumentDetailSerializer if self.action == "retrieve" else DocumentSerializer
 
@@ -77,7 +84,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         return super().list(request, *args, **kwargs)
 
     @extend_schema(
-        request={"application/json": SubmitSerializer, "multipart/form-data": SubmitSerializer},
+        request={"application/json": SubmitTextSerializer, "multipart/form-data": SubmitFileSerializer},
         parameters=[IDEMPOTENCY_HEADER],
         responses={201: SubmitResponseSerializer, 200: SubmitResponseSerializer, **ERRORS},
         summary="Submit a contract or ticket (JSON text or multipart file)",
@@ -127,7 +134,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         stored, replayed = idempotent(organisation=organisation, key=key, fingerprint=fingerprint, answer=answer)
         return Response(stored.body, status=stored.status, headers={"Idempotent-Replayed": "true"} if replayed else {})
 
-    @extend_schema(responses={200: ResultSerializer, 404: OpenApiResponse(ErrorSerializer)})
+    @extend_schema(responses={200: ResultSerializer, **{code: ERRORS[code] for code in (401, 404, 429)}})
     @action(detail=True, methods=["get"])
     def result(self, request: Request, pk: str | None = None) -> Response:
         """The latest result version (the reviewed one once a reviewer has finalized)."""

@@ -21,7 +21,7 @@ from contracts.webhooks.endpoints import webhook_endpoint_configure
 from contracts.webhooks.outbound import WebhookConfigError
 from contracts.webhooks.signing import MIN_PLAIN_SECRET_CHARS
 
-ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404)}
+ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404, 429)}
 CONFLICT = {409: OpenApiResponse(ErrorSerializer)}
 
 

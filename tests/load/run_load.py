@@ -170,6 +170,9 @@ def run(count: int, clients: int, workers: int, timeout_s: float, pdf_pages: int
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "LLM_ENABLED": "false",
             "PYTHONUNBUFFERED": "1",
+            # One key sends every request of the run: it measures throughput, not the request budgets.
+            "DOCGATE_THROTTLE_SUBMIT": "off",
+            "DOCGATE_THROTTLE_READ": "off",
         }
         os.environ.update({k: env[k] for k in ("DATABASE_URL", "DOCGATE_DATA_DIR", "DJANGO_SETTINGS_MODULE")})
         os.environ["LLM_ENABLED"] = "false"
