@@ -159,6 +159,8 @@ LLM_CONTEXT_TOKENS = envint("LLM_CONTEXT_TOKENS", 2048)
 LLM_MAX_OUTPUT_TOKENS = envint("LLM_MAX_OUTPUT_TOKENS", 256)
 # `manage.py runstack` starts the local llama.cpp server when LLM_BASE_URL points at this machine.
 DOCGATE_LOCAL_LLM = envbool("DOCGATE_LOCAL_LLM", True)
+# …at this `nice` level: on a shared machine the rules and the web come first, the model takes the CPU they leave.
+DOCGATE_LOCAL_LLM_NICE = envint("DOCGATE_LOCAL_LLM_NICE", 10)
 DOCGATE_LLM_MODEL_DIR = Path(envstr("DOCGATE_LLM_MODEL_DIR", str(DATA_DIR / "llm")))
 # The lexicon's thresholds everywhere; the learned model's per document kind (ticket, contract, outgoing).
 SAFETY_BLOCK_THRESHOLD = envfloat("SAFETY_BLOCK_THRESHOLD", DEFAULT_BLOCK_THRESHOLD)

@@ -61,3 +61,17 @@ def document_context(raw: bytes, *, name: str, kind: str, llm: bool = False, org
     except ExtractionError as exc:
         raise IntakeError(exc.code, exc.message, refusal_status(exc)) from exc
     return ctx
+
+
+WARM_UP_SAMPLES = {
+    "contract": "第一条 合同期限为一年。\n第二条 违约方应支付违约金。\n第三条 争议提交仲裁委员会仲裁。",
+    "ticket": "小区楼下餐馆夜间油烟扰民，多次反映未处理，请尽快解决。",
+}
+
+
+def rules_warm_up() -> None:
+    """Run the rule stages once on a short contract and ticket held in memory, so that a worker loads its rule
+    packs, normalization tables and models (safety, clause headings, ticket classes) as it starts rather than on
+    its first job (about 1.4 s on two cores)."""
+    for kind, text in WARM_UP_SAMPLES.items():
+        document_context(text.encode("utf-8"), name=f"warm-up.{kind}.txt", kind=kind)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -60,10 +61,13 @@ def server_command(
     n_threads: int = 2,
     alias: str = MODEL_ALIAS,
     python: str = sys.executable,
+    niceness: int = 0,
 ) -> list[str]:
-    """The llama-cpp-python server command line (gemma chat format: without it replies come back empty)."""
+    """The llama-cpp-python server command line (gemma chat format: without it replies come back empty); with
+    `niceness`, run under `nice` so that on a shared machine the rules and the web come first for the CPU."""
+    prefix = ["nice", "-n", str(niceness)] if niceness and shutil.which("nice") else []
     return [
-        python, "-m", "llama_cpp.server",
+        *prefix, python, "-m", "llama_cpp.server",
         "--model", str(model_path),
         "--host", host,
         "--port", str(port),
@@ -91,6 +95,7 @@ class LocalLLMServer:
     host: str = "127.0.0.1"
     n_ctx: int = 2048
     n_threads: int = 2
+    niceness: int = 0
     log_path: Path | None = None
     startup_timeout_s: float = 60.0
     process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
@@ -112,7 +117,10 @@ class LocalLLMServer:
         """Start the server and wait until it answers; return the base URL. Raise RuntimeError if it does not."""
         if self.running:
             return self.base_url
-        command = server_command(self.model_path, self.port, host=self.host, n_ctx=self.n_ctx, n_threads=self.n_threads)
+        command = server_command(
+            self.model_path, self.port, host=self.host, n_ctx=self.n_ctx, n_threads=self.n_threads,
+            niceness=self.niceness,
+        )  # fmt: skip
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 (owned by Popen)
         try:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

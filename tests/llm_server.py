@@ -37,13 +37,14 @@ def llm_server_require() -> None:
 
 
 @contextmanager
-def local_llm_server(*, n_ctx: int = 2048, n_threads: int = 2) -> Iterator[LocalLLMServer]:
+def local_llm_server(*, n_ctx: int = 2048, n_threads: int = 2, niceness: int = 0) -> Iterator[LocalLLMServer]:
     """A running llama.cpp server on a free port (model assembled once into the model dir), stopped afterwards."""
     llm_server_require()
     with tempfile.TemporaryDirectory(prefix="docgate-llm-") as log_dir:
         server = LocalLLMServer(
-            model_path_ensure(), n_ctx=n_ctx, n_threads=n_threads, log_path=Path(log_dir) / "server.log"
-        )
+            model_path_ensure(), n_ctx=n_ctx, n_threads=n_threads, niceness=niceness,
+            log_path=Path(log_dir) / "server.log",
+        )  # fmt: skip
         try:
             server.start()
         except RuntimeError as exc:

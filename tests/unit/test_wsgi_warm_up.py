@@ -18,3 +18,14 @@ def test_importing_the_wsgi_application_loads_the_views_pdfium_and_the_broker_cl
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "", f"loaded only on a first request: {done.stdout}"
+
+
+def test_worker_warm_up_runs_the_rule_stages_without_the_database() -> None:
+    # pytest-django refuses database access in a test not marked for it: the warm-up a pool process runs before
+    # its first job must not need one (it runs before the worker's own connection handling).
+    from contracts.analysis import rules_warm_up
+    from rules.clauses import load_pack
+
+    load_pack.cache_clear()
+    rules_warm_up()
+    assert load_pack.cache_info().currsize == 1

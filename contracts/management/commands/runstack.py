@@ -116,6 +116,7 @@ class Command(BaseCommand):
             host=parts.hostname or "127.0.0.1",
             n_ctx=settings.LLM_CONTEXT_TOKENS,
             alias=settings.LLM_MODEL,
+            niceness=settings.DOCGATE_LOCAL_LLM_NICE,
         )
 
 
