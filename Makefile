@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 # so build for the x86-64-v3 baseline (AVX2/FMA/F16C) instead; the flags are ignored on other architectures.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: run test test-vllm lint bench install install-test clean browser-deps converters
+.PHONY: run test test-vllm lint bench install install-test clean browser-deps converters promtool
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -52,7 +52,19 @@ browser-deps:
 	  else echo "browser-deps: chromium missing and not root; browser tests will skip" >&2; fi; \
 	fi
 
-test: install-test browser-deps converters
+# promtool (Debian `prometheus`) checks /metrics and deploy/prometheus/prometheus.yml the way Prometheus reads
+# them; installed here when missing and we are root (on a systemd host the package also enables a local
+# Prometheus service: `systemctl disable --now prometheus` if unwanted). Without it those tests skip (fail with
+# CI=true).
+promtool:
+	@if ! command -v promtool >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	      prometheus >/dev/null) || echo "promtool: apt-get failed; the exposition and config checks will skip" >&2; \
+	  else echo "promtool: missing and not root; the exposition and config checks will skip (apt-get install prometheus)" >&2; fi; \
+	fi
+
+test: install-test browser-deps converters promtool
 	@eval "$$(bash tests/services.sh)" && \
 	  DOCGATE_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
 

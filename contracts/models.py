@@ -185,7 +185,11 @@ class Job(models.Model):
     llm_waiting_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["state", "queued_at"]), models.Index(fields=["state", "lease_expires_at"])]
+        indexes = [
+            models.Index(fields=["state", "queued_at"]),
+            models.Index(fields=["state", "lease_expires_at"]),
+            models.Index(fields=["state"], name="job_degraded", condition=models.Q(degraded=True)),  # for /metrics
+        ]
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
@@ -207,11 +211,19 @@ class Result(models.Model):
     final = models.BooleanField(default=True)
     data = models.JSONField(default=dict)
     provenance = models.JSONField(default=dict)
+    # The gate's decision (`data.gate.decision`) of a pipeline run's final result, blank on provisional and
+    # reviewed versions: /metrics counts these without reading `data`.
+    gate_decision = models.CharField(max_length=16, blank=True, default="")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["document", "version"], name="one_result_per_version")]
+        indexes = [
+            models.Index(
+                fields=["created_at", "gate_decision"], name="result_gated", condition=~models.Q(gate_decision="")
+            )
+        ]
         ordering = ["-version"]
 
     def __str__(self) -> str:
@@ -303,7 +315,10 @@ class ReviewTask(models.Model):
     final_result = models.ForeignKey(Result, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
-        indexes = [models.Index(fields=["organisation", "state", "-priority", "created_at"])]
+        indexes = [
+            models.Index(fields=["organisation", "state", "-priority", "created_at"]),
+            models.Index(fields=["state", "created_at"], name="review_pending", condition=~models.Q(state="finalized")),
+        ]
         ordering = ["-priority", "created_at"]
 
     def __str__(self) -> str:

@@ -25,7 +25,7 @@ from contracts.leases import lease_renewed
 from contracts.llm import llm_client
 from contracts.models import Job, JobPhase, JobState, Result
 from contracts.refusals import Refused
-from contracts.results import result_write
+from contracts.results import result_gate_decision, result_write
 from contracts.review.workflow import review_task_open
 from contracts.stages.base import JobContext, LLMWait, Stage
 from contracts.stages.extract import ExtractionStage
@@ -296,13 +296,15 @@ def result_data(ctx: JobContext) -> dict[str, Any]:
 
 def _result_store(ctx: JobContext, timings: dict[str, Any], *, final: bool) -> Result:
     """Write the document's next result version from a finished context (inside the caller's transaction)."""
+    data = result_data(ctx)
     return result_write(
         organisation_id=ctx.job.organisation_id,
         document_id=ctx.document.pk,
         job_id=ctx.job.pk,
-        data=result_data(ctx),
+        data=data,
         provenance={"stages": list(timings), **ctx.provenance()},
         final=final,
+        gate_decision=result_gate_decision(data) if final else "",
     )
 
 

@@ -19,9 +19,11 @@ def result_write(
     provenance: dict[str, Any],
     created_by: Any = None,
     final: bool = True,
+    gate_decision: str = "",
 ) -> Result:
     """Store the document's next result version (its latest plus one). Call inside the transaction that makes
-    the new version official; the unique (document, version) constraint refuses a concurrent duplicate."""
+    the new version official; the unique (document, version) constraint refuses a concurrent duplicate.
+    `gate_decision` is given for a pipeline run's final result only (what /metrics counts)."""
     latest = Result.objects.filter(document_id=document_id).aggregate(v=Max("version"))["v"] or 0
     return Result.objects.create(
         organisation_id=organisation_id,
@@ -31,5 +33,11 @@ def result_write(
         final=final,
         data=data,
         provenance=provenance,
+        gate_decision=gate_decision,
         created_by=created_by,
     )
+
+
+def result_gate_decision(data: dict[str, Any]) -> str:
+    """The gate's decision a result's data records (`unknown` where it records none), as /metrics labels it."""
+    return str((data.get("gate") or {}).get("decision") or "unknown")[:16]
