@@ -17,7 +17,7 @@ from contracts.pipeline import job_run
 from tests.load.run_load import free_port
 
 TICKET = "小区楼下的餐馆每天晚上排油烟，噪音也很大，多次反映至今未解决，请环保部门处理。"
-BEFORE, AFTER = [("contracts", "0004_progressive_results")], [("contracts", "0005_metrics_from_indexes")]
+BEFORE, AFTER = [("contracts", "0005_webhook_standard_secrets")], [("contracts", "0006_metrics_from_indexes")]
 
 
 def scrape_queries(client: Any) -> tuple[str, list[str]]:

@@ -25,7 +25,7 @@ def gate_decisions_backfill(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contracts', '0004_progressive_results'),
+        ('contracts', '0005_webhook_standard_secrets'),
     ]
 
     operations = [
