@@ -86,6 +86,8 @@ def test_the_migration_keeps_an_existing_secret_working(actors: Any, receiver: R
         executor = MigrationExecutor(connection)
         executor.loader.build_graph()
         executor.migrate(after)
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes("contracts"))  # and on to today's schema
 
     stored = WebhookEndpoint.objects.get(organisation=actors.acme).secret
     assert stored == "whsec_" + base64.b64encode(old_secret.encode()).decode()
