@@ -217,6 +217,8 @@ else:
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),
         "control_folder": str(BROKER_DIR / "control"),
+        # How often an idle worker looks for new messages (kombu's default is 1 s): the wait before a job starts.
+        "polling_interval": envfloat("DOCGATE_FILE_BROKER_POLL_S", 0.2),
     }
     # The file transport has no broadcast channel for remote control commands.
     CELERY_WORKER_ENABLE_REMOTE_CONTROL = False

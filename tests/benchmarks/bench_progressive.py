@@ -27,6 +27,8 @@ from tests.llm_server import local_llm_server
 from tests.shared_data import shared_file
 from tests.workers import ROOT, process_group_stop
 
+RULE_STAGES = ("extract", "normalize", "rules", "gate", "plan")
+
 
 def _percentiles(values: list[float]) -> dict[str, float | None]:
     if not values:
@@ -49,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="docgate-progressive-"))
     with ExitStack() as stack:
-        server = stack.enter_context(local_llm_server())
+        server = stack.enter_context(local_llm_server(niceness=10))  # as `make run` starts it
         env = {
             **os.environ,
             "DOCGATE_DATA_DIR": str(folder),
@@ -109,8 +111,10 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(1)
         to_provisional: list[float] = []
         to_final: list[float] = []
+        rules_phase: list[float] = []
         for job in Job.objects.filter(pk__in=[j.pk for j in jobs]).select_related("document"):
             submitted = job.document.created_at
+            rules_phase.append(sum(job.stage_timings.get(s, {}).get("ms", 0.0) for s in RULE_STAGES) / 1000)
             for result in Result.objects.filter(job=job):
                 seconds = (result.created_at - submitted).total_seconds()
                 (to_final if result.final else to_provisional).append(seconds)
@@ -120,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             "chars_each": args.chars,
             "seconds_to_provisional": _percentiles(to_provisional),
             "seconds_to_final": _percentiles(to_final),
+            "seconds_in_rule_stages": _percentiles(rules_phase),
             "finished": len(to_final),
         }
     print(json.dumps(report, ensure_ascii=False, indent=2))
