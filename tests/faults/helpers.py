@@ -60,6 +60,31 @@ def child_pids(parent: int) -> list[int]:
     return children
 
 
+def serving_pid(master: int, port: int) -> int | None:
+    """A child of `master` (gunicorn's arbiter) holding an established connection on `port`: a web worker in the
+    middle of a request; None when every worker is idle."""
+    established = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":  # 01: ESTABLISHED
+                established.add(f"socket:[{fields[9]}]")
+    for pid in child_pids(master):
+        if established & _open_files(pid):
+            return pid
+    return None
+
+
+def _open_files(pid: int) -> set[str]:
+    """What the process's file descriptors point to (`socket:[inode]` for a socket)."""
+    targets = set()
+    with contextlib.suppress(OSError):  # the process exited meanwhile
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):  # that descriptor was closed meanwhile
+                targets.add(os.readlink(fd))
+    return targets
+
+
 @contextmanager
 def celery_beat(*, extra_env: dict[str, str], folder: Path) -> Iterator[subprocess.Popen[bytes]]:
     """Run `celery beat` (the periodic sweeper's clock) on the test broker; stop it afterwards."""

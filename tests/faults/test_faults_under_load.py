@@ -1,5 +1,6 @@
 """Faults under load: 200 submissions from 20 clients to gunicorn while a Celery worker is SIGKILLed (and replaced,
-as a supervisor would) and Redis restarts with its data lost; nothing is lost or doubled and every job ends.
+as a supervisor would), a gunicorn worker is SIGKILLed mid-request and Redis restarts with its data lost; nothing is
+lost or doubled and every job ends.
 
 Everything is real: gunicorn (2 workers), two Celery workers, beat, PostgreSQL, a Redis of the test's own (so that
 restarting it disturbs nobody else's tests) and an HTTP receiver for the webhooks. The worker killed is a whole
@@ -7,7 +8,8 @@ worker (its main process and its pool, `killpg`) while one of its pool processes
 the container or a lost machine ends a worker, with nobody left to hand its messages back. That leaves the job
 `running` under a lease that nobody renews, and the worker's prefetched messages unacknowledged in Redis, until the
 restart loses them along with everything queued: the job lease, the jobs sweeper and the webhook deliveries sweeper
-(beat, with short intervals) must bring every one of them back.
+(beat, with short intervals) must bring every one of them back. The client whose request died with the gunicorn
+worker sends it again with the same Idempotency-Key: one document either way.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from tests.faults.helpers import (
     log_tail,
     redis_private,
     redis_restart_losing_data,
+    serving_pid,
 )
 from tests.load.run_load import child, free_port, gunicorn_command, server_env, submit_all, wait_ready
 from tests.unit.test_webhook_delivery import Receiver, local_receiver
@@ -49,7 +52,7 @@ from tests.workers import test_database_url as database_url  # renamed: pytest w
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 COUNT, CLIENTS = 200, 20
-KILL_AT, REDIS_AT = 60, 120  # accepted submissions before the worker is killed, before Redis restarts
+KILL_AT, WEB_KILL_AT, REDIS_AT = 60, 90, 120  # accepted submissions before each fault
 FINAL = {JobState.DONE, JobState.NEEDS_REVIEW, JobState.FAILED}
 SWEEP_LINE = re.compile(r"sweeper re-enqueued \d+ job\(s\): SweepReport\(requeued_running=(\d+), resent_queued=(\d+)")
 WEBHOOK_SWEEP_LINE = re.compile(r"webhook_deliveries_sweep_task\[[^\]]+\] succeeded in [\d.]+s: (\d+)")
@@ -83,6 +86,8 @@ class Faults:
     folder: Path
     broker: PrivateRedis
     victim: subprocess.Popen[bytes]
+    web: subprocess.Popen[bytes]
+    base_url: str
     stack: ExitStack
     accepted: int = 0
     log: dict[str, Any] = field(default_factory=dict)
@@ -102,25 +107,48 @@ class Faults:
             connection.close()  # this thread's own connection, before the test database is flushed
 
     def _inject(self, started: float) -> None:
-        assert wait_until(lambda: self.accepted >= KILL_AT, timeout_s=90, interval_s=0.02)
+        self._after(KILL_AT, started, "worker_killed")
+        self._worker_kill()
+        self._after(WEB_KILL_AT, started, "web_worker_killed")
+        self._web_worker_kill()
+        self._after(REDIS_AT, started, "redis_restarted")
+        self.log["messages_in_redis_before_restart"] = redis_messages(self.broker.url)
+        redis_restart_losing_data(self.broker.url, self.broker.start)
+
+    def _after(self, accepted: int, started: float, fault: str) -> None:
+        """Wait until `accepted` submissions are in; note when (seconds into the run, submissions in)."""
+        assert wait_until(lambda: self.accepted >= accepted, timeout_s=90, interval_s=0.02), fault
+        self.log[fault] = {"at_s": round(time.monotonic() - started, 2), "accepted": self.accepted}
+
+    def _worker_kill(self) -> None:
+        """SIGKILL worker A (main process and pool) while both its pool processes run jobs; start its replacement a
+        second later. Both busy with jobs means neither is sending a webhook: a delivery cut off mid-request would be
+        sent again under the same webhook-id (at least once, for receivers to dedupe), which this test would count
+        as a second arrival."""
         running = Job.objects.filter(state=JobState.RUNNING)
         names = lambda: {f"{socket.gethostname()}:{pid}" for pid in child_pids(self.victim.pid)}  # noqa: E731
-        assert wait_until(lambda: running.filter(claimed_by__in=names()).exists(), timeout_s=20, interval_s=0.02)
-        hit = running.filter(claimed_by__in=names()).count()
+        both = lambda: running.filter(claimed_by__in=names()).count() == 2  # noqa: E731
+        assert wait_until(both, timeout_s=20, interval_s=0.02)
+        self.log["jobs_running_on_killed_worker"] = running.filter(claimed_by__in=names()).count()
         os.killpg(self.victim.pid, signal.SIGKILL)
         self.victim.wait(timeout=10)
-        self.log["killed_at_s"] = round(time.monotonic() - started, 2)
-        self.log["killed_at_accepted"] = self.accepted
-        self.log["jobs_running_on_killed_worker"] = hit
         time.sleep(1.0)  # the supervisor notices and starts a replacement
         self.stack.enter_context(
             celery_worker(extra_env=self.env, log_path=self.folder / "worker-a2.log", concurrency=2)
         )
-        assert wait_until(lambda: self.accepted >= REDIS_AT, timeout_s=90, interval_s=0.02)
-        self.log["messages_in_redis_before_restart"] = redis_messages(self.broker.url)
-        redis_restart_losing_data(self.broker.url, self.broker.start)
-        self.log["redis_restarted_at_s"] = round(time.monotonic() - started, 2)
-        self.log["redis_restarted_at_accepted"] = self.accepted
+
+    def _web_worker_kill(self) -> None:
+        """SIGKILL a gunicorn worker in the middle of a request (its client sees the connection drop and sends the
+        submission again with the same Idempotency-Key); gunicorn's arbiter starts another worker."""
+        port = int(self.base_url.rsplit(":", 1)[1])
+        found: list[int] = []
+
+        def serving() -> bool:
+            found.extend(pid for pid in [serving_pid(self.web.pid, port)] if pid is not None)
+            return bool(found)
+
+        assert wait_until(serving, timeout_s=20, interval_s=0.005)
+        os.kill(found[0], signal.SIGKILL)
 
 
 def redis_messages(url: str) -> dict[str, int]:
@@ -154,14 +182,14 @@ def test_200_submissions_from_20_clients_survive_a_killed_worker_and_a_redis_res
     with local_receiver() as receiver, redis_private(tmp_path) as broker, ExitStack() as stack:
         webhook_endpoint_configure(organisation=actors.acme, user=None, url=receiver.url)
         env = load_env(tmp_path, broker)
-        stack.enter_context(child(gunicorn_command(port), env, tmp_path / "gunicorn.log"))
+        web = stack.enter_context(child(gunicorn_command(port), env, tmp_path / "gunicorn.log"))
         victim = stack.enter_context(celery_worker(extra_env=env, log_path=tmp_path / "worker-a.log", concurrency=2))
         stack.enter_context(celery_worker(extra_env=env, log_path=tmp_path / "worker-b.log", concurrency=2))
         stack.enter_context(celery_beat(extra_env=env, folder=tmp_path))
         assert wait_ready(base_url, actors.acme_key), log_tail(tmp_path / "gunicorn.log")
         for name in ("worker-a.log", "worker-b.log"):
             assert wait_until(worker_ready(tmp_path / name), timeout_s=60), log_tail(tmp_path / name)
-        faults = Faults(env=env, folder=tmp_path, broker=broker, victim=victim, stack=stack)
+        faults = Faults(env=env, folder=tmp_path, broker=broker, victim=victim, web=web, base_url=base_url, stack=stack)
         started = time.monotonic()
         injector = threading.Thread(target=faults.run, args=(started,))
         injector.start()
@@ -185,6 +213,7 @@ def test_200_submissions_from_20_clients_survive_a_killed_worker_and_a_redis_res
         "clients": CLIENTS,
         "statuses": {str(k): v for k, v in sorted(submitted.statuses.items())},
         "client_retries": submitted.retries,
+        "client_replays": submitted.replayed,  # retries whose first request had been stored before it died
         "submit_s": round(submit_s, 1),
         "all_final_s": round(final_s, 1),
         **faults.log,
@@ -225,5 +254,6 @@ def assert_nothing_lost_or_doubled(accepted: dict[int, str], receiver: Receiver,
     assert set(received) == set(map(str, deliveries.values_list("pk", flat=True)))
     assert set(received.values()) == {1}, report
     assert report["sweeper_requeued_running"] >= 1  # the kill left a job running under a dead lease
+    assert report["client_retries"] >= 1  # the web worker died under a request, which its client sent again
     lost_in_redis = report["messages_in_redis_before_restart"]
     assert lost_in_redis["queued"] + lost_in_redis["unacked"] > 0  # the restart did lose messages

@@ -135,12 +135,13 @@ def submission_body(n: int) -> dict[str, str]:
 @dataclass
 class Submitted:
     """What the clients saw: every request's latency (ms), each submission's last status, the accepted document
-    ids by submission number, and how many requests were retries."""
+    ids by submission number, how many requests were retries and how many answers replayed an earlier one."""
 
     latencies: list[float] = field(default_factory=list)
     statuses: dict[int, int] = field(default_factory=dict)
     accepted: dict[int, str] = field(default_factory=dict)
     retries: int = 0
+    replayed: int = 0
 
     @property
     def ids(self) -> list[str]:
@@ -168,7 +169,7 @@ def submit_all(
     lock = threading.Lock()
     counter = iter(range(count))
 
-    def post(http: httpx.Client, n: int, headers: dict[str, str]) -> tuple[int, str | None]:
+    def post(http: httpx.Client, n: int, headers: dict[str, str]) -> httpx.Response | None:
         try:
             if uploads:
                 files = {"file": (f"contract-{n}.pdf", uploads[n], "application/pdf")}
@@ -176,8 +177,8 @@ def submit_all(
             else:
                 response = http.post("/api/v1/documents/", json=submission_body(n), headers=headers)
         except httpx.HTTPError:
-            return 0, None
-        return response.status_code, response.json()["document"]["id"] if response.status_code == 201 else None
+            return None  # the connection failed or dropped: no answer
+        return response
 
     def client_loop() -> None:
         with httpx.Client(base_url=base_url, headers={"Authorization": f"Api-Key {key}"}, timeout=60) as http:
@@ -187,7 +188,8 @@ def submit_all(
                     if attempt:
                         time.sleep(0.5)
                     started = time.perf_counter()
-                    code, document_id = post(http, n, headers)
+                    response = post(http, n, headers)
+                    code = response.status_code if response is not None else 0
                     with lock:
                         done.latencies.append((time.perf_counter() - started) * 1000)
                         done.retries += attempt > 0
@@ -195,8 +197,9 @@ def submit_all(
                         break
                 with lock:
                     done.statuses[code] = done.statuses.get(code, 0) + 1
-                    if document_id is not None:
-                        done.accepted[n] = document_id
+                    if response is not None and code == 201:
+                        done.accepted[n] = response.json()["document"]["id"]
+                        done.replayed += response.headers.get("Idempotent-Replayed") == "true"
                         if on_accepted is not None:
                             on_accepted(len(done.accepted))
                 time.sleep(pace_s)
