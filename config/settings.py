@@ -142,6 +142,10 @@ DOCGATE_WEBHOOK_BACKOFF_S = envint("DOCGATE_WEBHOOK_BACKOFF_S", 30)
 DOCGATE_WEBHOOK_LEASE_S = envfloat("DOCGATE_WEBHOOK_LEASE_S", 30.0)
 # After a secret is rotated, deliveries carry signatures under both the new and the old one for this long (0: none).
 DOCGATE_WEBHOOK_SECRET_OVERLAP_S = envint("DOCGATE_WEBHOOK_SECRET_OVERLAP_S", 86_400)
+# Beat resends a pending delivery whose message was lost (a broker restart, a killed worker) this often, once its
+# retry is overdue by the grace (a message still queued is left alone).
+DOCGATE_WEBHOOK_SWEEP_INTERVAL_S = envint("DOCGATE_WEBHOOK_SWEEP_INTERVAL_S", 300)
+DOCGATE_WEBHOOK_SWEEP_GRACE_S = envint("DOCGATE_WEBHOOK_SWEEP_GRACE_S", 600)
 
 # --- LLM and gate (used by the inference layer) --------------------------------------------------------------
 LLM_BASE_URL = envstr("LLM_BASE_URL", "http://127.0.0.1:8088/v1")
@@ -235,7 +239,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
-    "resend-lost-webhooks": {"task": "contracts.tasks.webhook_deliveries_sweep_task", "schedule": 300.0},
+    "resend-lost-webhooks": {
+        "task": "contracts.tasks.webhook_deliveries_sweep_task",
+        "schedule": float(DOCGATE_WEBHOOK_SWEEP_INTERVAL_S),
+    },
     "sweep-stuck-jobs": {"task": "contracts.tasks.jobs_sweep_task", "schedule": float(DOCGATE_SWEEP_INTERVAL_S)},
 }
 

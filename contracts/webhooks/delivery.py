@@ -281,9 +281,11 @@ def webhook_redeliver(*, delivery_id: RowId, organisation: Organisation, user: A
     return delivery
 
 
-def webhook_deliveries_due(*, grace_s: float = 600.0) -> list[str]:
-    """Return pending deliveries whose retry is overdue by `grace_s` (a lost message), for the sweeper."""
-    overdue = timezone.now() - timedelta(seconds=grace_s)
+def webhook_deliveries_due(*, grace_s: float | None = None) -> list[str]:
+    """Return pending deliveries whose retry is overdue by `grace_s` (DOCGATE_WEBHOOK_SWEEP_GRACE_S by default): a
+    lost message, for the sweeper."""
+    grace = settings.DOCGATE_WEBHOOK_SWEEP_GRACE_S if grace_s is None else grace_s
+    overdue = timezone.now() - timedelta(seconds=grace)
     stale = Q(next_attempt_at__lt=overdue) | Q(next_attempt_at__isnull=True, created_at__lt=overdue)
     free = Q(locked_until__isnull=True) | Q(locked_until__lt=timezone.now())
     pending = WebhookDelivery.objects.filter(stale, free, state=DeliveryState.PENDING)

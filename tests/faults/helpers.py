@@ -1,14 +1,16 @@
-"""Helpers for fault tests: a worker settings module with a pause stage, beat, process lookup, a Redis restart."""
+"""Helpers for fault tests: a worker settings module with a pause stage, beat, process lookup, Redis restarts."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import shutil
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,31 @@ def child_pids(parent: int) -> list[int]:
     return children
 
 
+def serving_pid(master: int, port: int) -> int | None:
+    """A child of `master` (gunicorn's arbiter) holding an established connection on `port`: a web worker in the
+    middle of a request; None when every worker is idle."""
+    established = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":  # 01: ESTABLISHED
+                established.add(f"socket:[{fields[9]}]")
+    for pid in child_pids(master):
+        if established & _open_files(pid):
+            return pid
+    return None
+
+
+def _open_files(pid: int) -> set[str]:
+    """What the process's file descriptors point to (`socket:[inode]` for a socket)."""
+    targets = set()
+    with contextlib.suppress(OSError):  # the process exited meanwhile
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):  # that descriptor was closed meanwhile
+                targets.add(os.readlink(fd))
+    return targets
+
+
 @contextmanager
 def celery_beat(*, extra_env: dict[str, str], folder: Path) -> Iterator[subprocess.Popen[bytes]]:
     """Run `celery beat` (the periodic sweeper's clock) on the test broker; stop it afterwards."""
@@ -82,8 +109,45 @@ def celery_beat(*, extra_env: dict[str, str], folder: Path) -> Iterator[subproce
         log.close()
 
 
-def redis_restart_losing_data(url: str) -> None:
-    """Shut the local Redis down without saving and start it again; always leaves it answering PONG."""
+@dataclass(frozen=True)
+class PrivateRedis:
+    """A redis-server of one test's own: its URL and the command that starts it again on the same port."""
+
+    url: str
+    start: list[str]
+
+
+@contextmanager
+def redis_private(folder: Path) -> Iterator[PrivateRedis]:
+    """Run a redis-server for this test alone on a free loopback port (nothing persisted); shut it down afterwards.
+
+    A test that restarts Redis restarts this one, never the Redis that other test runs share."""
+    import pytest
+    import redis
+
+    if not shutil.which("redis-server"):
+        pytest.skip("needs redis-server")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    start = [
+        "redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+        "--appendonly", "no", "--dir", str(folder), "--logfile", str(folder / "redis.log"),
+    ]  # fmt: skip
+    server = PrivateRedis(url=f"redis://127.0.0.1:{port}/0", start=start)
+    subprocess.run(start, check=True, capture_output=True)
+    client: Any = redis.Redis.from_url(server.url, socket_timeout=5)
+    assert wait_until(lambda: _pong(client), timeout_s=15), "the test's Redis did not start"
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(redis.RedisError):  # the server closes the connection as it exits
+            client.shutdown(nosave=True)
+
+
+def redis_restart_losing_data(url: str, start: list[str] | None = None) -> None:
+    """Shut the local Redis down without saving and start it again (with `start`, by default the machine's Redis
+    on 6379 as DESIGN.md starts it); always leaves it answering PONG."""
     import pytest
     import redis
 
@@ -91,7 +155,7 @@ def redis_restart_losing_data(url: str) -> None:
     if client.connection_pool.connection_kwargs.get("host") not in {"127.0.0.1", "localhost"} or not shutil.which(
         "redis-server"
     ):
-        pytest.skip("restarting Redis needs the local redis-server on 127.0.0.1:6379")
+        pytest.skip("restarting Redis needs a local redis-server on 127.0.0.1")
     try:
         with contextlib.suppress(redis.ConnectionError):  # the server closes the connection as it exits
             client.shutdown(nosave=True)
@@ -101,7 +165,7 @@ def redis_restart_losing_data(url: str) -> None:
         Path("/var/log/redis").mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + 30
         while not _pong(client) and time.monotonic() < deadline:
-            subprocess.run(REDIS_START, check=False, capture_output=True)
+            subprocess.run(start or REDIS_START, check=False, capture_output=True)
             wait_until(lambda: _pong(client), timeout_s=5)
         assert _pong(client), "Redis did not come back"
 

@@ -20,8 +20,10 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -81,6 +83,28 @@ def child(command: list[str], env: dict[str, str], log: Path) -> Iterator[subpro
         out.close()
 
 
+def server_env(database_url: str, redis_url: str, data_dir: Path) -> dict[str, str]:
+    """The environment of the run's gunicorn and Celery processes: LLM off, request budgets off."""
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "DOCGATE_DATA_DIR": str(data_dir),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "LLM_ENABLED": "false",
+        "PYTHONUNBUFFERED": "1",
+        # One key sends every request of the run: it measures throughput, not the request budgets.
+        "DOCGATE_THROTTLE_SUBMIT": "off",
+        "DOCGATE_THROTTLE_READ": "off",
+    }
+
+
+def gunicorn_command(port: int) -> list[str]:
+    """gunicorn with DocGate's WSGI app, two sync workers, on a loopback port."""
+    return [sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}",
+            "--timeout", "120"]  # fmt: skip
+
+
 def api_key_issue() -> str:
     """Migrate the (empty) load database and return a fresh organisation API key."""
     import django
@@ -101,53 +125,96 @@ def pdf_upload(n: int, pages: int) -> bytes:
     return cjk_pdf_bytes([[f"第{page + 1}页", line[:40], line[40:]] for page, line in enumerate(lines)])
 
 
+def submission_body(n: int) -> dict[str, str]:
+    """Submission n's JSON body: a distinct ticket (odd n) or contract (even n)."""
+    if n % 2:
+        return {"kind": "ticket", "text": TICKET.format(n=n), "reference": f"L-{n}"}
+    return {"kind": "contract", "text": CONTRACT.format(n=n, m=n % 9 + 1), "reference": f"L-{n}"}
+
+
+@dataclass
+class Submitted:
+    """What the clients saw: every request's latency (ms), each submission's last status, the accepted document
+    ids by submission number, how many requests were retries and how many answers replayed an earlier one."""
+
+    latencies: list[float] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+    accepted: dict[int, str] = field(default_factory=dict)
+    retries: int = 0
+    replayed: int = 0
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self.accepted.values())
+
+
 def submit_all(
-    base_url: str, key: str, count: int, clients: int, uploads: dict[int, bytes] | None = None
-) -> tuple[list[float], dict[int, int], list[str]]:
-    """Submit `count` distinct documents from `clients` threads (texts, or the prepared PDF `uploads`); return
-    latencies (ms), status counts, doc ids."""
+    base_url: str,
+    key: str,
+    count: int,
+    clients: int,
+    uploads: dict[int, bytes] | None = None,
+    *,
+    attempts: int = 1,
+    pace_s: float = 0.0,
+    on_accepted: Callable[[int], None] | None = None,
+) -> Submitted:
+    """Submit `count` distinct documents from `clients` threads (texts, or the prepared PDF `uploads`).
+
+    With `attempts` > 1 every submission carries its own Idempotency-Key and a transport error or a 5xx answer is
+    sent again with the same key (as a careful client would); `pace_s` is each client's pause between submissions;
+    `on_accepted` is called with the number accepted so far after each acceptance."""
     uploads = uploads or {}
-    latencies: list[float] = []
-    statuses: dict[int, int] = {}
-    ids: list[str] = []
+    done = Submitted()
     lock = threading.Lock()
     counter = iter(range(count))
 
+    def post(http: httpx.Client, n: int, headers: dict[str, str]) -> httpx.Response | None:
+        try:
+            if uploads:
+                files = {"file": (f"contract-{n}.pdf", uploads[n], "application/pdf")}
+                response = http.post("/api/v1/documents/", data={"kind": "contract"}, files=files, headers=headers)
+            else:
+                response = http.post("/api/v1/documents/", json=submission_body(n), headers=headers)
+        except httpx.HTTPError:
+            return None  # the connection failed or dropped: no answer
+        return response
+
     def client_loop() -> None:
         with httpx.Client(base_url=base_url, headers={"Authorization": f"Api-Key {key}"}, timeout=60) as http:
-            while True:
+            while (n := _next(counter, lock)) is not None:
+                headers = {"Idempotency-Key": f"load-{uuid.uuid4()}"} if attempts > 1 else {}
+                for attempt in range(attempts):
+                    if attempt:
+                        time.sleep(0.5)
+                    started = time.perf_counter()
+                    response = post(http, n, headers)
+                    code = response.status_code if response is not None else 0
+                    with lock:
+                        done.latencies.append((time.perf_counter() - started) * 1000)
+                        done.retries += attempt > 0
+                    if 0 < code < 500:
+                        break
                 with lock:
-                    n = next(counter, None)
-                if n is None:
-                    return
-                body = (
-                    {"kind": "ticket", "text": TICKET.format(n=n), "reference": f"L-{n}"}
-                    if n % 2
-                    else {"kind": "contract", "text": CONTRACT.format(n=n, m=n % 9 + 1), "reference": f"L-{n}"}
-                )
-                started = time.perf_counter()
-                try:
-                    if uploads:
-                        files = {"file": (f"contract-{n}.pdf", uploads[n], "application/pdf")}
-                        response = http.post("/api/v1/documents/", data={"kind": "contract"}, files=files)
-                    else:
-                        response = http.post("/api/v1/documents/", json=body)
-                    code = response.status_code
-                except httpx.HTTPError:
-                    code = 0
-                elapsed = (time.perf_counter() - started) * 1000
-                with lock:
-                    latencies.append(elapsed)
-                    statuses[code] = statuses.get(code, 0) + 1
-                    if code == 201:
-                        ids.append(response.json()["document"]["id"])
+                    done.statuses[code] = done.statuses.get(code, 0) + 1
+                    if response is not None and code == 201:
+                        done.accepted[n] = response.json()["document"]["id"]
+                        done.replayed += response.headers.get("Idempotent-Replayed") == "true"
+                        if on_accepted is not None:
+                            on_accepted(len(done.accepted))
+                time.sleep(pace_s)
 
     threads = [threading.Thread(target=client_loop) for _ in range(clients)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return latencies, statuses, ids
+    return done
+
+
+def _next(counter: Iterator[int], lock: threading.Lock) -> int | None:
+    with lock:
+        return next(counter, None)
 
 
 def run(count: int, clients: int, workers: int, timeout_s: float, pdf_pages: int = 0) -> dict[str, Any]:
@@ -162,37 +229,25 @@ def run(count: int, clients: int, workers: int, timeout_s: float, pdf_pages: int
     broker.flushdb()
     with tempfile.TemporaryDirectory(prefix="docgate-load-") as tmp, load_database(base_db) as db_url:
         folder = Path(tmp)
-        env = {
-            **os.environ,
-            "DATABASE_URL": db_url,
-            "REDIS_URL": redis_url,
-            "DOCGATE_DATA_DIR": str(folder),
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            "LLM_ENABLED": "false",
-            "PYTHONUNBUFFERED": "1",
-            # One key sends every request of the run: it measures throughput, not the request budgets.
-            "DOCGATE_THROTTLE_SUBMIT": "off",
-            "DOCGATE_THROTTLE_READ": "off",
-        }
+        env = server_env(db_url, redis_url, folder)
         os.environ.update({k: env[k] for k in ("DATABASE_URL", "DOCGATE_DATA_DIR", "DJANGO_SETTINGS_MODULE")})
         os.environ["LLM_ENABLED"] = "false"
         key = api_key_issue()
         port = free_port()
         base_url = f"http://127.0.0.1:{port}"
-        gunicorn = [sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}",
-                    "--timeout", "120"]  # fmt: skip
         celery = worker_command(concurrency=workers, standalone=True)
         worker = child(celery, env, folder / "worker.log") if workers else nullcontext()
-        with child(gunicorn, env, folder / "gunicorn.log"), worker:
-            if not _wait_ready(base_url, key):
+        with child(gunicorn_command(port), env, folder / "gunicorn.log"), worker:
+            if not wait_ready(base_url, key):
                 raise SystemExit("gunicorn did not start:\n" + (folder / "gunicorn.log").read_text()[-2000:])
             uploads = {n: pdf_upload(n, pdf_pages) for n in range(count)} if pdf_pages else {}  # made before timing
             started = time.perf_counter()
-            latencies, statuses, ids = submit_all(base_url, key, count, clients, uploads)
+            submitted = submit_all(base_url, key, count, clients, uploads)
+            latencies, statuses, ids = submitted.latencies, submitted.statuses, submitted.ids
             submit_s = time.perf_counter() - started
-            final = _wait_final(ids, timeout_s) if workers else 0
+            final = wait_final(ids, timeout_s) if workers else 0
             wall_s = time.perf_counter() - started
-            report = _audit(ids) if workers else {"states": {}, "lost": 0, "duplicated": {}}
+            report = audit(ids) if workers else {"states": {}, "lost": 0, "duplicated": {}}
     broker.flushdb()
     return {
         "submitted": count,
@@ -219,7 +274,7 @@ def run(count: int, clients: int, workers: int, timeout_s: float, pdf_pages: int
     }
 
 
-def _wait_ready(base_url: str, key: str, timeout_s: float = 60) -> bool:
+def wait_ready(base_url: str, key: str, timeout_s: float = 60) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
@@ -232,7 +287,7 @@ def _wait_ready(base_url: str, key: str, timeout_s: float = 60) -> bool:
     return False
 
 
-def _wait_final(ids: list[str], timeout_s: float) -> int:
+def wait_final(ids: list[str], timeout_s: float) -> int:
     from contracts.models import Job
 
     deadline = time.monotonic() + timeout_s
@@ -243,7 +298,7 @@ def _wait_final(ids: list[str], timeout_s: float) -> int:
         time.sleep(0.5)
 
 
-def _audit(ids: list[str]) -> dict[str, Any]:
+def audit(ids: list[str]) -> dict[str, Any]:
     """Count lost jobs (not final, or final without a result) and doubles (per sha, per document)."""
     from django.db.models import Count
 

@@ -22,7 +22,7 @@ from contracts.models import AuditEvent, DeliveryState, Result, Role, WebhookDel
 from contracts.pipeline import job_run
 from contracts.review.workflow import review_finding_decide, review_task_claim, review_task_finalize
 from contracts.tasks import webhook_deliver_task
-from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_event_final
+from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_deliveries_due, webhook_event_final
 from contracts.webhooks.endpoints import webhook_endpoint_configure
 from contracts.webhooks.signing import webhook_secret_new
 from tests.api.test_review_access import acme_member
@@ -273,6 +273,16 @@ def test_sweeper_resends_pending_deliveries_whose_message_was_lost(
     with mock.patch("contracts.dispatch.current_app.send_task") as send:
         assert webhook_deliveries_sweep_task.apply().get() == 1
     send.assert_called_once_with(WEBHOOK_DELIVER, args=[str(lost.pk)])
+
+
+def test_sweeper_grace_is_the_setting(actors: Any, acme_endpoint: tuple[WebhookEndpoint, str], settings: Any) -> None:
+    """A delivery lost a minute ago waits under the default grace (600 s) and is resent under a 30 s one."""
+    reviewed_result(actors)
+    lost = WebhookDelivery.objects.get()
+    WebhookDelivery.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(seconds=60))
+    assert webhook_deliveries_due() == []
+    settings.DOCGATE_WEBHOOK_SWEEP_GRACE_S = 30
+    assert webhook_deliveries_due() == [str(lost.pk)]
 
 
 def _failed_delivery(actors: Any, receiver: Receiver, settings: Any) -> WebhookDelivery:
