@@ -11,6 +11,7 @@ Skipped unless DOCGATE_VLLM=1; then a missing `tests/vllm/setup.sh` build fails 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -18,9 +19,18 @@ from typing import Any
 import httpx
 import pytest
 
-from inference.client import LLMClient
+from inference.client import RETRY_NOTE, LLMClient
 from inference.config import LLMConfig
-from inference.questions import cantonese_rewrite, clauses_extract, response_draft, ticket_classify
+from inference.errors import LLMInvalidOutput
+from inference.prompts import prompt_render
+from inference.questions import (
+    cantonese_rewrite,
+    clause_prompt_values,
+    clauses_extract,
+    response_draft,
+    safety_risk,
+    ticket_classify,
+)
 from inference.results import LLMTaskResult
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
@@ -32,7 +42,7 @@ from tests.inference.test_llm_server import (
     assert_grounded,
     synthetic_contract,
 )
-from tests.vllm_server import VLLMServer, vllm_server
+from tests.vllm_server import VLLM_MODEL_DIR, VLLMServer, vllm_server
 
 pytestmark = pytest.mark.llm
 CONTEXT = 2048  # the server's --max-model-len: vLLM answers 400 to a prompt + max_tokens that does not fit
@@ -184,6 +194,72 @@ def test_metrics_expose_vllm_series_for_operators(server: VLLMServer) -> None:
     metrics = httpx.get(f"{server.server_root}/metrics", timeout=10).text
     for series in ("vllm:num_requests_running", "vllm:prompt_tokens", "vllm:e2e_request_latency_seconds"):
         assert series in metrics
+
+
+def _metric_lines(server: VLLMServer, name: str) -> list[str]:
+    text = httpx.get(f"{server.server_root}/metrics", timeout=10).text
+    return [line for line in text.splitlines() if line.split("{", 1)[0].split(" ", 1)[0] == name]
+
+
+def _prefix_cache_counters(server: VLLMServer) -> tuple[float, float]:
+    """(queries, hits) of vLLM's prefix cache, in tokens, summed over its label sets."""
+    queries = sum(float(line.rsplit(" ", 1)[1]) for line in _metric_lines(server, "vllm:prefix_cache_queries_total"))
+    hits = sum(float(line.rsplit(" ", 1)[1]) for line in _metric_lines(server, "vllm:prefix_cache_hits_total"))
+    return queries, hits
+
+
+def _chat_tokens(server: VLLMServer, messages: Any) -> int:
+    body = {"model": "gemma-3-270m", "messages": list(messages), "add_generation_prompt": True}
+    return len(httpx.post(f"{server.server_root}/tokenize", json=body, timeout=30).json()["tokens"])
+
+
+def test_a_second_question_about_a_chunk_reads_the_chunk_from_vllms_prefix_cache(
+    server: VLLMServer, client: LLMClient
+) -> None:
+    """Prompts put the fenced chunk first, so the next question about it starts with the same tokens and vLLM
+    serves them from its prefix cache (hit rate over the second question's prompt, from vLLM's own /metrics).
+
+    The questions are asked in the LLM stage's order: clauses, then the safety question. The geometry is the test
+    model's: Gemma 3 270M attends over a 512-token window in five layers of six, and vLLM lets go of a request's
+    blocks once they fall out of that window, so a later request can reuse the chunk only while the blocks from
+    the start of the first prompt are still held, i.e. when that prompt ends within the window plus one block.
+    The chunk is sized for that; production's Gemma 2 9B attends over 4,096 tokens, past a whole chunk and its
+    question, and keeps every block of it."""
+    window = int(json.loads((VLLM_MODEL_DIR / "config.json").read_text())["sliding_window"])
+    (info,) = _metric_lines(server, "vllm:cache_config_info")
+    block = int(info.split('block_size="', 1)[1].split('"', 1)[0])
+    labels = tuple(load_pack().clauses)
+    values = clause_prompt_values(labels)
+
+    def clause_prompt(text: str, note: str = "") -> list[dict[str, str]]:
+        (message,) = prompt_render("clause_extraction", text, **values).messages
+        return [{"role": "user", "content": message["content"] + note}]
+
+    # The longest clause prompt whose retry (the same prompt and a note) still ends within the window plus a block.
+    note_tokens = _chat_tokens(server, clause_prompt("合同", RETRY_NOTE)) - _chat_tokens(server, clause_prompt("合同"))
+    longest = window + block - 1 - note_tokens
+    source = synthetic_contract(4000)
+    low, high = 0, len(source)  # the longest prefix of the contract whose clause prompt fits (binary search)
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (
+            (middle, high) if _chat_tokens(server, clause_prompt(source[:middle])) <= longest else (low, middle - 1)
+        )
+    text = source[:low]
+    clause_tokens = _chat_tokens(server, clause_prompt(text))
+    safety_tokens = _chat_tokens(server, prompt_render("safety_check", text).messages)
+    assert window < clause_tokens <= longest, (window, clause_tokens, longest)
+
+    clauses_extract(client, text, labels, max_output_tokens=32)  # the first question on the chunk fills the cache
+    queries, hits = _prefix_cache_counters(server)
+    with contextlib.suppress(LLMInvalidOutput):  # the base model may answer neither yes nor no: still read
+        safety_risk(client, text, 1)
+    after_queries, after_hits = _prefix_cache_counters(server)
+    asked = after_queries - queries
+    assert asked == safety_tokens, "the safety question is one request over one chunk"
+    rate = (after_hits - hits) / asked
+    print(f"vLLM prefix-cache hit rate on the second question: {rate:.3f} of {asked:.0f} prompt tokens")
+    assert rate >= 0.5
 
 
 def test_breaker_opens_when_vllm_stops_and_closes_after_it_returns(server: VLLMServer) -> None:
