@@ -126,9 +126,8 @@ def world(actors: Any) -> dict[str, Any]:
     _member(portal_schema.GLOBEX_MEMBERSHIP, "gus", actors.globex, Role.SUBMITTER)
     for pk, organisation in ((portal_schema.ACME_KEY, actors.acme), (portal_schema.GLOBEX_KEY, actors.globex)):
         ApiKey.objects.create(pk=pk, organisation=organisation, name="fuzz", prefix=f"fz{pk}", key_hash=f"{pk:064d}")
-    ids = portal_schema
-    _reviewed_ticket(actors.acme, ids.ACME_DOCUMENT, ids.ACME_JOB, ids.ACME_TASK)
-    _reviewed_ticket(actors.globex, ids.GLOBEX_DOCUMENT, ids.GLOBEX_JOB, ids.GLOBEX_TASK)
+    _reviewed_ticket(actors.acme, portal_schema.ACME_DOCUMENT, portal_schema.ACME_JOB, portal_schema.ACME_TASK)
+    _reviewed_ticket(actors.globex, portal_schema.GLOBEX_DOCUMENT, portal_schema.GLOBEX_JOB, portal_schema.GLOBEX_TASK)
     return {Role.SUBMITTER: actors.alice, Role.REVIEWER: actors.rita, Role.ADMIN: ada}
 
 
@@ -173,6 +172,15 @@ def test_no_generated_form_request_gets_a_server_error(case: Any, visitor: Visit
             assert response.headers["location"][0].startswith("/accounts/login/")
         else:
             assert response.status_code in (403, 404), f"{case.path} answered {response.status_code}"
+
+
+@pytest.mark.parametrize("visitor", [Role.ADMIN], indirect=True)
+def test_the_fuzzed_posts_pass_the_real_csrf_check_only_with_the_token(visitor: Visitor) -> None:
+    operation = schema["/organisation/keys/"]["POST"]
+    case = operation.Case(body={"name": "ci"}, media_type=portal_schema.URLENCODED)
+    assert case.call(cookies=visitor.cookies).status_code == 403
+    assert case.call(cookies=visitor.cookies, headers=visitor.headers).status_code == 302
+    assert ApiKey.objects.filter(name="ci").count() == 1
 
 
 def test_every_portal_route_is_fuzzed_or_excused() -> None:
