@@ -1,4 +1,4 @@
-"""Portal forms: tickets, job filters, API keys, webhooks, members, review corrections."""
+"""Portal forms: the organisation switcher, tickets, job filters, API keys, webhooks, members, review corrections."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ CHANNELS = [
     ("letter", _("Letter")),
     ("visit", _("Walk-in")),
 ]
+
+
+class OrganisationSwitchForm(forms.Form):
+    organisation = forms.SlugField(max_length=80)
 
 
 class TicketForm(forms.Form):

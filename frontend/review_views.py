@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -64,11 +64,18 @@ def task(request: HttpRequest, task_id: str) -> HttpResponse:
     return render(request, "frontend/review_task.html", context)
 
 
+def _task_own(request: HttpRequest, task_id: str) -> None:
+    """Raise Http404 unless the task is the organisation's: an action on any other answers 404, not a redirect."""
+    get_object_or_404(ReviewTask.objects.only("pk"), pk=task_id, organisation=org_of(request))
+
+
 def _act(request: HttpRequest, task_id: str, action: Callable[[], object], done: str | None = None) -> HttpResponse:
     """Run one review service; show its refusal as a message; back to the task page."""
     try:
         action()
     except ReviewError as exc:
+        if exc.status == 404:  # the task went away meanwhile (a re-run withdrew it): there is no page to go back to
+            raise Http404(exc.message) from exc
         messages.error(request, exc.message)
     else:
         if done:
@@ -79,6 +86,7 @@ def _act(request: HttpRequest, task_id: str, action: Callable[[], object], done:
 @require_POST
 @reviewer_required
 def claim(request: HttpRequest, task_id: str) -> HttpResponse:
+    _task_own(request, task_id)
     return _act(
         request, task_id, lambda: review_task_claim(task_id=task_id, user=request.user, organisation=org_of(request))
     )
@@ -87,6 +95,7 @@ def claim(request: HttpRequest, task_id: str) -> HttpResponse:
 @require_POST
 @reviewer_required
 def release(request: HttpRequest, task_id: str) -> HttpResponse:
+    _task_own(request, task_id)
     return _act(
         request, task_id, lambda: review_task_release(task_id=task_id, user=request.user, organisation=org_of(request))
     )
@@ -96,6 +105,7 @@ def release(request: HttpRequest, task_id: str) -> HttpResponse:
 @reviewer_required
 def decide(request: HttpRequest, task_id: str) -> HttpResponse:
     """approve / correct (a new label) / reject one finding."""
+    _task_own(request, task_id)
     form = DecisionForm(request.POST)
     if not form.is_valid():
         messages.error(request, str(form.errors))
@@ -120,8 +130,12 @@ def decide(request: HttpRequest, task_id: str) -> HttpResponse:
 @require_POST
 @reviewer_required
 def response(request: HttpRequest, task_id: str) -> HttpResponse:
+    _task_own(request, task_id)
     form = ResponseForm(request.POST)
-    text = form.cleaned_data["text"] if form.is_valid() else ""
+    if not form.is_valid():  # refused, never saved as empty: a too-long draft must not wipe the response
+        messages.error(request, " ".join(str(error) for errors in form.errors.values() for error in errors))
+        return redirect("review_task", task_id=task_id)
+    text = form.cleaned_data["text"]
     return _act(
         request,
         task_id,
@@ -132,9 +146,12 @@ def response(request: HttpRequest, task_id: str) -> HttpResponse:
 @require_POST
 @reviewer_required
 def finalize(request: HttpRequest, task_id: str) -> HttpResponse:
+    _task_own(request, task_id)
     try:
         result = review_task_finalize(task_id=task_id, user=request.user, organisation=org_of(request))
     except ReviewError as exc:
+        if exc.status == 404:
+            raise Http404(exc.message) from exc
         messages.error(request, exc.message)
         return redirect("review_task", task_id=task_id)
     return redirect(reverse("result", kwargs={"document_id": result.document_id}) + f"?v={result.version}")

@@ -7,7 +7,7 @@ from typing import Any, cast
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Q, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -20,7 +20,7 @@ from contracts.models import Document, DocumentKind, DocumentSource, Job, JobSta
 from contracts.rerun import RERUNNABLE_REASON, RerunRefused, job_llm_rerun
 from contracts.throttling import SUBMIT, budget_spend, caller_budget_key
 from frontend.access import admin_required, may_see_pii, member_required, org_of
-from frontend.forms import JobFilterForm, TicketForm
+from frontend.forms import JobFilterForm, OrganisationSwitchForm, TicketForm
 from frontend.highlight import finding_display, highlight_html, pii_masked
 
 JOBS_PER_PAGE = 50
@@ -38,13 +38,16 @@ def organisation_switch(request: HttpRequest) -> HttpResponse:
     """Act for another of the user's organisations from now on (stored in the session)."""
     if not request.user.is_authenticated:
         return redirect("login")
-    slug = request.POST.get("organisation", "")
-    if Membership.objects.filter(user=request.user, organisation__slug=slug).exists():
+    # Through a form: a raw value with a NUL byte would reach PostgreSQL, which refuses it (DataError, 500).
+    form = OrganisationSwitchForm(request.POST)
+    slug = form.cleaned_data["organisation"] if form.is_valid() else None
+    if slug and Membership.objects.filter(user=request.user, organisation__slug=slug).exists():
         request.session["organisation_slug"] = slug
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         target = reverse("jobs")
-    return redirect(target)
+    # A URL as given, never a view name to reverse: `next=jobs` must not be looked up as one (NoReverseMatch, 500).
+    return HttpResponseRedirect(target)
 
 
 @member_required
