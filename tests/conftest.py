@@ -149,3 +149,16 @@ def llm_on(settings: Any, llm_server: Any) -> Any:
     settings.LLM_BREAKER_FAILURES = 2
     settings.LLM_BREAKER_COOLDOWN_S = 1.0
     return llm_server
+
+
+@pytest.fixture
+def llm_down(settings: Any) -> None:
+    """The model switched on, every question asked, and nothing listening where the server should be."""
+    from tests.load.run_load import free_port
+
+    settings.LLM_ENABLED = True
+    settings.LLM_POLICY = "always"
+    settings.LLM_BASE_URL = f"http://127.0.0.1:{free_port()}/v1"
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_TIMEOUT_S = 5.0
+

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
 from config.wsgi import application
+from tests.in_process import connection_kept
 
 pytestmark = pytest.mark.django_db
 
@@ -21,17 +22,8 @@ schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application)
 
 @pytest.fixture(autouse=True)
 def _keep_test_connection() -> Iterator[None]:
-    """As Django's test client does: the test's transaction must survive the end of each request."""
-    from django.core.signals import request_finished, request_started
-    from django.db import close_old_connections
-
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    try:
+    with connection_kept():
         yield
-    finally:
-        request_started.connect(close_old_connections)
-        request_finished.connect(close_old_connections)
 
 
 @schema.parametrize()

@@ -14,7 +14,6 @@ from django.db.migrations.executor import MigrationExecutor
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobPhase, JobState, Result
 from contracts.pipeline import job_run
-from tests.load.run_load import free_port
 
 TICKET = "小区楼下的餐馆每天晚上排油烟，噪音也很大，多次反映至今未解决，请环保部门处理。"
 BEFORE, AFTER = [("contracts", "0005_webhook_standard_secrets")], [("contracts", "0006_metrics_from_indexes")]
@@ -67,16 +66,6 @@ def test_a_scrape_reads_no_result_json_and_its_queries_do_not_grow_with_results(
     assert len(many) == len(few) <= 6, many
     reads_data = [sql for sql in many if '"contracts_result"."data"' in sql or '"contracts_job"."artifacts"' in sql]
     assert reads_data == [], "a scrape reads JSON columns"
-
-
-@pytest.fixture
-def llm_down(settings: Any) -> None:
-    """The model switched on, every question asked, and nothing listening where the server should be."""
-    settings.LLM_ENABLED = True
-    settings.LLM_POLICY = "always"
-    settings.LLM_BASE_URL = f"http://127.0.0.1:{free_port()}/v1"
-    settings.LLM_MAX_RETRIES = 0
-    settings.LLM_TIMEOUT_S = 5.0
 
 
 @pytest.mark.django_db

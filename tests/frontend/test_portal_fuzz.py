@@ -16,15 +16,12 @@ import os
 import socket
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 import schemathesis
 from django.contrib.auth import get_user_model
-from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
 from django.test import Client
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
@@ -34,6 +31,7 @@ from contracts.models import ApiKey, Document, Job, JobState, Membership, Organi
 from contracts.review.workflow import review_task_claim
 from tests.frontend import portal_schema
 from tests.frontend.portal_schema import FORM_ROUTES, NOT_FUZZED, portal_routes
+from tests.in_process import connection_kept
 
 pytestmark = pytest.mark.django_db
 
@@ -55,18 +53,6 @@ class Visitor:
     role: str | None
     cookies: dict[str, str]
     headers: dict[str, str]
-
-
-@contextmanager
-def _connection_kept() -> Iterator[None]:
-    """As Django's test client does: the test's transaction must survive the end of each request."""
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    try:
-        yield
-    finally:
-        request_started.connect(close_old_connections)
-        request_finished.connect(close_old_connections)
 
 
 @pytest.fixture(autouse=True)
@@ -148,7 +134,7 @@ def visitor(request: pytest.FixtureRequest, world: dict[str, Any]) -> Iterator[V
         if role != Role.SUBMITTER:  # a reviewer's work needs a live claim; the fuzzer may release or finalize it
             acme = Organisation.objects.get(slug="acme")
             review_task_claim(task_id=portal_schema.ACME_TASK, user=user, organisation=acme)
-    with _connection_kept():
+    with connection_kept():
         yield Visitor(role, cookies, {"X-CSRFToken": token})
 
 

@@ -11,7 +11,6 @@ from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobPhase, JobState, Result, ReviewTask, WebhookDelivery
 from contracts.pipeline import job_run
 from contracts.webhooks.endpoints import webhook_endpoint_configure
-from tests.load.run_load import free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -19,13 +18,8 @@ TICKET = "小区楼下的餐馆每天晚上排油烟，噪音也很大，多次�
 
 
 @pytest.fixture
-def llm_down(settings: Any) -> None:
-    """The model switched on, every question asked, and nothing listening where the server should be."""
-    settings.LLM_ENABLED = True
-    settings.LLM_POLICY = "always"
-    settings.LLM_BASE_URL = f"http://127.0.0.1:{free_port()}/v1"
-    settings.LLM_MAX_RETRIES = 0
-    settings.LLM_TIMEOUT_S = 5.0
+def llm_down(llm_down: None, settings: Any) -> None:
+    """The model down (tests/conftest.py), and webhooks allowed to the local receiver."""
     settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE = True
 
 
