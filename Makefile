@@ -79,6 +79,9 @@ lint: install-test
 	$(VENV)/bin/lint-imports
 
 bench: install-test
+	@command -v wrk >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then \
+	  apt-get install -y -qq wrk >/dev/null 2>&1 || echo "bench: apt-get install wrk failed; the wrk intake run is skipped" >&2; \
+	  else echo "bench: wrk missing and not root; the wrk intake run is skipped (apt-get install wrk)" >&2; fi; }
 	@eval "$$(bash tests/services.sh)" && $(PY) -m tests.benchmarks.run
 
 clean:

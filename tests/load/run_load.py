@@ -217,8 +217,9 @@ def _next(counter: Iterator[int], lock: threading.Lock) -> int | None:
         return next(counter, None)
 
 
-def run(count: int, clients: int, workers: int, timeout_s: float, pdf_pages: int = 0) -> dict[str, Any]:
-    """Submit and (with workers > 0) wait for every job; workers = 0 measures intake alone."""
+@contextmanager
+def served(workers: int) -> Iterator[tuple[str, str]]:
+    """gunicorn (and `workers` Celery processes, none for 0) on a fresh load database; yield (base URL, API key)."""
     base_db = os.environ.get("DATABASE_URL", "")
     redis_url = os.environ.get("REDIS_URL", "")
     if not base_db.startswith("postgres") or not redis_url:
@@ -240,15 +241,21 @@ def run(count: int, clients: int, workers: int, timeout_s: float, pdf_pages: int
         with child(gunicorn_command(port), env, folder / "gunicorn.log"), worker:
             if not wait_ready(base_url, key):
                 raise SystemExit("gunicorn did not start:\n" + (folder / "gunicorn.log").read_text()[-2000:])
-            uploads = {n: pdf_upload(n, pdf_pages) for n in range(count)} if pdf_pages else {}  # made before timing
-            started = time.perf_counter()
-            submitted = submit_all(base_url, key, count, clients, uploads)
-            latencies, statuses, ids = submitted.latencies, submitted.statuses, submitted.ids
-            submit_s = time.perf_counter() - started
-            final = wait_final(ids, timeout_s) if workers else 0
-            wall_s = time.perf_counter() - started
-            report = audit(ids) if workers else {"states": {}, "lost": 0, "duplicated": {}}
+            yield base_url, key
     broker.flushdb()
+
+
+def run(count: int, clients: int, workers: int, timeout_s: float, pdf_pages: int = 0) -> dict[str, Any]:
+    """Submit and (with workers > 0) wait for every job; workers = 0 measures intake alone."""
+    with served(workers) as (base_url, key):
+        uploads = {n: pdf_upload(n, pdf_pages) for n in range(count)} if pdf_pages else {}  # made before timing
+        started = time.perf_counter()
+        submitted = submit_all(base_url, key, count, clients, uploads)
+        latencies, statuses, ids = submitted.latencies, submitted.statuses, submitted.ids
+        submit_s = time.perf_counter() - started
+        final = wait_final(ids, timeout_s) if workers else 0
+        wall_s = time.perf_counter() - started
+        report = audit(ids) if workers else {"states": {}, "lost": 0, "duplicated": {}}
     return {
         "submitted": count,
         "accepted": len(ids),
@@ -271,6 +278,52 @@ def run(count: int, clients: int, workers: int, timeout_s: float, pdf_pages: int
         "end_to_end_jobs_per_s": round(final / wall_s, 2),
         "submit_s": round(submit_s, 1),
         "wall_s": round(wall_s, 1),
+    }
+
+
+def run_wrk(
+    count: int, clients: int, workers: int, seconds: float, timeout_s: float, pdf_pages: int = 0
+) -> dict[str, Any]:
+    """Submissions driven by wrk (see tests.load.wrk_client): `count` distinct prepared bodies (PDFs or texts) for
+    at most `seconds`, with `workers` Celery processes running (none: intake alone); then every stored document is
+    audited as `run` does (requests in flight when wrk stops are stored without being counted by it)."""
+    from tests.load.wrk_client import MULTIPART, json_body, multipart_body, wrk_submit
+
+    with served(workers) as (base_url, key):
+        if pdf_pages:
+            bodies = {n: multipart_body(n, pdf_upload(n, pdf_pages)) for n in range(count)}
+        else:
+            bodies = {n: json_body(submission_body(n)) for n in range(count)}
+        kind = MULTIPART if pdf_pages else "application/json"
+        started = time.perf_counter()
+        measured = wrk_submit(base_url, key, bodies, kind, clients, seconds)
+        from contracts.models import Document
+
+        ids = [str(pk) for pk in Document.objects.values_list("pk", flat=True)]
+        final = wait_final(ids, timeout_s) if workers else 0
+        wall_s = time.perf_counter() - started
+        report = audit(ids)
+        if not workers:  # nothing was meant to run: only the stored documents are audited
+            report = {
+                "states": {},
+                "lost": 0,
+                "duplicated": {"documents_per_sha": report["duplicated"]["documents_per_sha"]},
+            }
+    return {
+        "client": "wrk (2 threads)",
+        "clients": clients,
+        "gunicorn_workers": 2,
+        "celery_concurrency": workers,
+        "upload": f"{pdf_pages}-page PDF (multipart)" if pdf_pages else "JSON text",
+        "requests": measured["requests"],
+        "stored": len(ids),
+        "non_2xx": measured["non_2xx"],
+        "socket_errors": measured["socket_errors"],
+        "final": final,
+        **report,
+        "intake_ms": {k: measured[k] for k in ("p50", "p90", "p99", "max")},
+        "intake_rps": measured["requests_per_s"],
+        "end_to_end_jobs_per_s": round(final / wall_s, 2) if workers else None,
     }
 
 
@@ -333,8 +386,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for every job to be final")
     parser.add_argument("--pdf-pages", type=int, default=0, help="upload PDFs of this many pages instead of text")
     parser.add_argument("--no-workers", action="store_true", help="measure intake alone: no Celery worker runs")
+    parser.add_argument(
+        "--wrk", type=float, default=0.0, metavar="SECONDS",
+        help="submit with wrk instead of Python clients, for at most SECONDS (`--count` bodies are prepared)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     workers = 0 if args.no_workers else args.celery_concurrency
+    if args.wrk:
+        wrk_report = run_wrk(args.count, args.clients, workers, args.wrk, args.timeout, args.pdf_pages)
+        print(json.dumps(wrk_report, ensure_ascii=False, indent=2))
+        # Requests still in flight when wrk stops are stored but not counted by it: at most one per connection.
+        in_flight = wrk_report["stored"] - wrk_report["requests"]
+        doubled = sum(wrk_report["duplicated"].values())
+        complete = 0 <= in_flight <= args.clients and doubled == 0 and wrk_report["lost"] == 0
+        return 0 if complete and not wrk_report["non_2xx"] else 1
     report = run(args.count, args.clients, workers, args.timeout, args.pdf_pages)
     print(json.dumps(report, ensure_ascii=False, indent=2))
     doubled = sum(report["duplicated"].values())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -14,7 +15,7 @@ from tests.workers import ROOT
 pytestmark = pytest.mark.integration
 
 
-def test_sixty_submissions_from_ten_clients_all_finish_once(real_services: dict[str, str]) -> None:
+def _load_run(real_services: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     from django.conf import settings
 
     database = settings.DATABASES["default"]
@@ -22,13 +23,29 @@ def test_sixty_submissions_from_ten_clients_all_finish_once(real_services: dict[
     # Its own database (created and dropped by the script) and its own Redis database, apart from the suite's.
     env = {**os.environ, "DATABASE_URL": f"{base}/docgate_loadcheck", "REDIS_URL": real_services["redis_url"]}
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    completed = subprocess.run(
-        [sys.executable, "-m", "tests.load.run_load", "--count", "60", "--clients", "10", "--timeout", "120"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,
+    return subprocess.run(
+        [sys.executable, "-m", "tests.load.run_load", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=240,
     )  # fmt: skip
+
+
+def test_sixty_submissions_from_ten_clients_all_finish_once(real_services: dict[str, str]) -> None:
+    completed = _load_run(real_services, "--count", "60", "--clients", "10", "--timeout", "120")
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
     report = json.loads(completed.stdout)
     assert report["accepted"] == report["final"] == 60
     assert report["lost"] == 0
     assert report["duplicated"] == {"documents_per_sha": 0, "jobs_per_document": 0, "results_per_document": 0}
     assert report["intake_ms"]["p99"] > 0
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (make bench installs it)")
+def test_wrk_run_sends_distinct_bodies_each_stored_once(real_services: dict[str, str]) -> None:
+    completed = _load_run(real_services, "--count", "120", "--clients", "10", "--wrk", "1", "--pdf-pages", "2")
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    report = json.loads(completed.stdout)
+    assert report["requests"] > 0 and report["non_2xx"] == 0 and report["socket_errors"] == 0
+    assert report["requests"] <= report["stored"] <= report["requests"] + 10  # in flight at the stop, at most one each
+    assert report["final"] == report["stored"] and report["lost"] == 0  # a worker ran each job
+    assert report["duplicated"] == {"documents_per_sha": 0, "jobs_per_document": 0, "results_per_document": 0}
+    assert 0 < report["intake_ms"]["p50"] <= report["intake_ms"]["p99"]
