@@ -80,12 +80,8 @@ def main() -> int:
     return 0
 
 
-def concurrent_pdf_intake() -> dict[str, Any]:
-    """Intake alone under load: 200 distinct 20-page PDFs uploaded by 20 concurrent clients to gunicorn on
-    PostgreSQL, no worker running (`tests.load.run_load --pdf-pages 20 --no-workers`); its latency percentiles."""
-    if not SERVICES["DATABASE_URL"].startswith("postgres") or not SERVICES["REDIS_URL"]:
-        return {"skipped": "needs PostgreSQL and Redis (make bench starts them where it can)"}
-    argv = ["--count", "200", "--clients", "20", "--pdf-pages", "20", "--no-workers"]
+def _load_run(*argv: str) -> dict[str, Any]:
+    """`tests.load.run_load` with `argv` on the services `make bench` found: its JSON report, or {"error": …}."""
     completed = subprocess.run(
         [sys.executable, "-m", "tests.load.run_load", *argv],
         capture_output=True,
@@ -94,8 +90,19 @@ def concurrent_pdf_intake() -> dict[str, Any]:
         env={**os.environ, **SERVICES},
     )
     if completed.returncode != 0:
-        return {"error": completed.stderr.strip().splitlines()[-5:]}
-    load = json.loads(completed.stdout)
+        return {"error": (completed.stdout + completed.stderr).strip().splitlines()[-5:]}
+    report: dict[str, Any] = json.loads(completed.stdout)
+    return report
+
+
+def concurrent_pdf_intake() -> dict[str, Any]:
+    """Intake alone under load: 200 distinct 20-page PDFs uploaded by 20 concurrent clients to gunicorn on
+    PostgreSQL, no worker running (`tests.load.run_load --pdf-pages 20 --no-workers`); its latency percentiles."""
+    if not SERVICES["DATABASE_URL"].startswith("postgres") or not SERVICES["REDIS_URL"]:
+        return {"skipped": "needs PostgreSQL and Redis (make bench starts them where it can)"}
+    load = _load_run("--count", "200", "--clients", "20", "--pdf-pages", "20", "--no-workers")
+    if "error" in load:
+        return load
     report = {"accepted": load["accepted"], "intake_ms": load["intake_ms"], "intake_rps": load["intake_rps"]}
     report["with_wrk"] = wrk_pdf_intake()
     return report
@@ -106,17 +113,9 @@ def wrk_pdf_intake() -> dict[str, Any]:
     for 3 s over 700 distinct PDFs."""
     if shutil.which("wrk") is None:
         return {"skipped": "wrk is not installed (make bench installs it where it can)"}
-    argv = ["--count", "700", "--clients", "20", "--pdf-pages", "20", "--no-workers", "--wrk", "3"]
-    completed = subprocess.run(
-        [sys.executable, "-m", "tests.load.run_load", *argv],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env={**os.environ, **SERVICES},
-    )
-    if completed.returncode != 0:
-        return {"error": (completed.stdout + completed.stderr).strip().splitlines()[-5:]}
-    load = json.loads(completed.stdout)
+    load = _load_run("--count", "700", "--clients", "20", "--pdf-pages", "20", "--no-workers", "--wrk", "3")
+    if "error" in load:
+        return load
     return {"requests": load["requests"], "intake_ms": load["intake_ms"], "intake_rps": load["intake_rps"]}
 
 
