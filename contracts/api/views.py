@@ -30,6 +30,7 @@ from contracts.api.serializers import (
     SubmitSerializer,
     SubmitTextSerializer,
     documents_with_latest,
+    new_document_data,
 )
 from contracts.api.throttling import SubmitThrottle
 from contracts.intake.idempotency import MAX_KEY_LENGTH, idempotent
@@ -44,6 +45,8 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     required=False,
     description="Replays the first answer for the same key and body; a different body with the key is a 409.",
 )
+ACCEPTED = "Document accepted and queued."
+DUPLICATE = "An identical document was already submitted; this is that document."
 ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 404, 409, 413, 422, 429)}
 
 
@@ -116,16 +119,13 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                 user=request_user(request),
                 api_key=request_api_key(request),
             )
-            message = (
-                "An identical document was already submitted; this is that document."
-                if outcome.duplicate
-                else "Document accepted and queued."
-            )
+            if not outcome.duplicate:
+                document = new_document_data(outcome.document, outcome.job)
+                return status.HTTP_201_CREATED, {"document": document, "duplicate": False, "message": ACCEPTED}
             body = SubmitResponseSerializer(
-                {"document": outcome.document, "duplicate": outcome.duplicate, "message": message},
-                context={"new": None if outcome.duplicate else outcome.job},
+                {"document": outcome.document, "duplicate": True, "message": DUPLICATE}
             ).data
-            return (status.HTTP_200_OK if outcome.duplicate else status.HTTP_201_CREATED), body
+            return status.HTTP_200_OK, body
 
         if not key:
             answer_status, body = answer()

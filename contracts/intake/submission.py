@@ -141,9 +141,8 @@ def document_submit(
     validated = submission_validate(submission)
     raw = validated.raw
     sha256 = hashlib.sha256(raw).hexdigest()
-    existing = _existing_outcome(organisation, sha256)
-    if existing is not None:
-        return existing
+    # No look-up first: the unique (organisation, sha256) index finds a duplicate in the insert itself, which saves
+    # a round trip on every new document (duplicates are the rare case, answered below).
     document = Document(
         organisation=organisation,
         kind=submission.kind,
@@ -178,7 +177,7 @@ def document_submit(
             task_send_on_commit(JOB_RUN, str(job.id))
     except IntegrityError:
         _original_delete(document)
-        # Another request stored the same bytes first: answer with that document.
+        # The same bytes were stored before (or by a concurrent request, first): answer with that document.
         existing = _existing_outcome(organisation, sha256)
         if existing is None:
             raise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import timedelta
 from typing import Any
@@ -11,6 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from contracts.models import Document, Job, JobState
+from tests.files import cjk_pdf_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +71,18 @@ def test_duplicate_document_answers_with_the_existing_one(acme_api: Any, globex_
     assert Document.objects.count() == 1 and Job.objects.count() == 1
     # Another organisation sending the same bytes gets its own document.
     assert globex_api.post(URL, body, format="json").status_code == 201
+
+
+def test_a_duplicate_upload_keeps_one_stored_file(acme_api: Any, settings: Any) -> None:
+    # The duplicate is found by the unique index as the row is inserted: the second copy's file must not remain.
+    pdf = cjk_pdf_bytes([["第五条 保密：双方对合同内容负有保密义务。"]])
+    answers = [
+        acme_api.post(URL, {"kind": "contract", "file": SimpleUploadedFile("c.pdf", pdf)}, format="multipart")
+        for _ in range(2)
+    ]
+    assert [answer.status_code for answer in answers] == [201, 200]
+    stored = [name for _, _, names in os.walk(settings.MEDIA_ROOT) for name in names]
+    assert len(stored) == 1 and Document.objects.count() == 1 and Job.objects.count() == 1
 
 
 def test_list_is_paginated_and_filtered(acme_api: Any) -> None:

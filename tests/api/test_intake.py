@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -10,9 +11,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 
+from contracts.api.serializers import DocumentSerializer
 from contracts.models import ApiKey, AuditEvent, Document, Job, JobState
 from contracts.pipeline import job_run
-from tests.files import docx_bytes, docx_with_xml, pdf_bytes, zip_bomb_docx
+from tests.files import cjk_pdf_bytes, docx_bytes, docx_with_xml, pdf_bytes, zip_bomb_docx
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +77,16 @@ def test_text_files_are_decoded_by_content(acme_api: Any, encoding: str, expecte
     assert document.encoding == expected_label
     assert document.encoding_confidence is not None and 0.5 < document.encoding_confidence <= 1.0
     assert acme_api.get(f"{URL}{document.pk}/").json()["encoding_confidence"] == document.encoding_confidence
+
+
+def test_the_answer_to_an_upload_is_the_documents_api_representation(acme_api: Any) -> None:
+    # Intake builds its answer without a DocumentSerializer per request; it must say what the API says elsewhere.
+    response = upload(acme_api, "合同.pdf", cjk_pdf_bytes([["第一条 违约金为合同总额的百分之五。"]]), title="租赁合同")
+    assert response.status_code == 201, response.json()
+    answered = response.json()["document"]
+    document = Document.objects.get(pk=answered["id"])
+    assert answered == json.loads(json.dumps(DocumentSerializer(document).data))
+    assert answered["job"]["state"] == "queued" and answered["result_version"] is None
 
 
 def test_docx_is_recognised_by_content_even_when_named_txt(acme_api: Any) -> None:
