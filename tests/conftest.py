@@ -161,4 +161,3 @@ def llm_down(settings: Any) -> None:
     settings.LLM_BASE_URL = f"http://127.0.0.1:{free_port()}/v1"
     settings.LLM_MAX_RETRIES = 0
     settings.LLM_TIMEOUT_S = 5.0
-
