@@ -84,12 +84,17 @@ class RunOutcome:
     retry_after_s: float = 0.0
 
 
+# A run writes its stage timings (the progress the API shows, and a check that it still owns the job) after a
+# stage only once this long has passed since its last write: a text job's stages take milliseconds each, and a
+# write after every one was a third of a job's database time. A fast run's timings arrive with its result.
+PROGRESS_WRITE_S = 0.5
+
 WAITING_STATE = {JobPhase.RULES: JobState.QUEUED, JobPhase.LLM: JobState.PROVISIONAL}
 
 
-def job_claim(job_id: JobId, worker: str, phase: str = JobPhase.RULES) -> int | None:
-    """Claim a job waiting for this phase (or one of the phase whose lease ran out) for this worker; return the
-    attempt number or None."""
+def _claimed(job_id: JobId, worker: str, phase: str) -> bool:
+    """Mark a job waiting for this phase (or one of the phase whose lease ran out) as running for this worker,
+    with a new attempt; whether it was claimable."""
     now = timezone.now()
     lease = now + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
     claimable = Q(state=WAITING_STATE[JobPhase(phase)]) | Q(state=JobState.RUNNING, lease_expires_at__lt=now)
@@ -101,8 +106,14 @@ def job_claim(job_id: JobId, worker: str, phase: str = JobPhase.RULES) -> int | 
         lease_expires_at=lease,
         claimed_by=worker[:200],
     )
-    if updated != 1:
-        return None  # another process got there first, or the job is final
+    return updated == 1  # else another process got there first, or the job is final
+
+
+def job_claim(job_id: JobId, worker: str, phase: str = JobPhase.RULES) -> int | None:
+    """Claim a job waiting for this phase (or one of the phase whose lease ran out) for this worker; return the
+    attempt number or None."""
+    if not _claimed(job_id, worker, phase):
+        return None
     return int(Job.objects.values_list("attempts", flat=True).get(pk=job_id))
 
 
@@ -114,13 +125,12 @@ def job_run(
     job_id: JobId, worker: str, stages: Sequence[Stage] | None = None, phase: str = JobPhase.RULES
 ) -> RunOutcome:
     """Run the pipeline for one job in one phase; idempotent: a second delivery of the same job does nothing."""
-    job = Job.objects.filter(pk=job_id).select_related("document").first()
+    job = Job.objects.filter(pk=job_id).select_related("document", "organisation").first()
     if job is None:
         return RunOutcome(RunStatus.MISSING)
     if job.is_final:
         return RunOutcome(RunStatus.ALREADY_FINAL)
-    attempt = job_claim(job_id, worker, phase)
-    if attempt is None:
+    if not _claimed(job_id, worker, phase):
         job.refresh_from_db()
         if job.state == JobState.RUNNING and job.lease_expires_at is not None:
             remaining = (job.lease_expires_at - timezone.now()).total_seconds()
@@ -131,20 +141,28 @@ def job_run(
             )
             return RunOutcome(RunStatus.FAILED)
         return RunOutcome(RunStatus.NOT_CLAIMED)
-    job.refresh_from_db()
-    ctx = JobContext(job=job, document=job.document, attempt=attempt, text=job.document.text)
+    document, organisation = job.document, job.organisation
+    job.refresh_from_db()  # the claim's attempt, start and lease (it forgets the rows loaded with the job)
+    job.document, job.organisation = document, organisation
+    if document.organisation_id == organisation.pk:
+        document.organisation = organisation
+    attempt = job.attempts
+    ctx = JobContext(job=job, document=document, attempt=attempt, text=document.text)
     ctx.ask_model = phase == JobPhase.LLM
     ctx.may_wait_for_llm = ctx.ask_model and not _llm_wait_over(job)
     timings: dict[str, Any] = dict(job.stage_timings)
     stage_name = "start"
+    written = time.monotonic()
     try:
-        for stage in stages if stages is not None else pipeline_stages():
-            stage_name = stage.name
-            started = time.perf_counter()
-            with lease_kept(job_id, attempt):
+        with lease_kept(job_id, attempt):
+            for stage in stages if stages is not None else pipeline_stages():
+                stage_name = stage.name
+                started = time.perf_counter()
                 stage.run(ctx)
-            timings[stage.name] = {"ms": round((time.perf_counter() - started) * 1000, 3), "attempt": attempt}
-            _lease_extend(job_id, attempt, timings)
+                timings[stage.name] = {"ms": round((time.perf_counter() - started) * 1000, 3), "attempt": attempt}
+                if time.monotonic() - written >= PROGRESS_WRITE_S:
+                    _progress_write(job_id, attempt, timings)
+                    written = time.monotonic()
     except JobLost:
         return RunOutcome(RunStatus.LOST)
     except LLMWait as exc:
@@ -229,8 +247,8 @@ def _error_record(exc: BaseException, stage_name: str) -> dict[str, Any]:
     }
 
 
-def _lease_extend(job_id: JobId, attempt: int, timings: dict[str, Any]) -> None:
-    """Renew the lease after each stage; raise JobLost when another process owns the job now."""
+def _progress_write(job_id: JobId, attempt: int, timings: dict[str, Any]) -> None:
+    """Show the stages done so far (and renew the lease); raise JobLost when another process owns the job now."""
     lease = timezone.now() + timedelta(seconds=settings.DOCGATE_JOB_LEASE_S)
     if _owned(job_id, attempt).update(lease_expires_at=lease, stage_timings=timings) != 1:
         raise JobLost(str(job_id))
@@ -238,7 +256,7 @@ def _lease_extend(job_id: JobId, attempt: int, timings: dict[str, Any]) -> None:
 
 @contextmanager
 def lease_kept(job_id: JobId, attempt: int) -> Iterator[None]:
-    """Keep renewing the job's lease while a stage runs (an OCR of a long scan or a slow model call can take
+    """Keep renewing the job's lease while its stages run (an OCR of a long scan or a slow model call can take
     longer than the lease), every third of DOCGATE_JOB_LEASE_S."""
 
     def renew() -> bool:
@@ -297,7 +315,7 @@ def result_data(ctx: JobContext) -> dict[str, Any]:
 def _result_store(ctx: JobContext, timings: dict[str, Any], *, final: bool) -> Result:
     """Write the document's next result version from a finished context (inside the caller's transaction)."""
     data = result_data(ctx)
-    return result_write(
+    result = result_write(
         organisation_id=ctx.job.organisation_id,
         document_id=ctx.document.pk,
         job_id=ctx.job.pk,
@@ -306,6 +324,8 @@ def _result_store(ctx: JobContext, timings: dict[str, Any], *, final: bool) -> R
         final=final,
         gate_decision=result_gate_decision(data) if final else "",
     )
+    result.document = ctx.document  # what webhooks and reviews read next, already loaded
+    return result
 
 
 def job_finish(ctx: JobContext, timings: dict[str, Any]) -> RunStatus:

@@ -25,12 +25,18 @@ REDIS_START = [
 FAULT_APP_NAME = "docgate-fault-worker"
 
 
+def pause_marks(folder: Path) -> Path:
+    """Where the pause stage of a worker made by `fault_worker_env(folder)` marks each job whose pause began."""
+    return folder / "paused"
+
+
 def fault_worker_env(folder: Path, *, pause_s: float = 0.0, **overrides: str) -> dict[str, str]:
     """Environment for a worker with short leases and, with `pause_s`, a pause stage after merge on attempt 1."""
     (folder / "fault_settings.py").write_text(
         "from config.settings import *  # noqa: F403\n"
         'DOCGATE_EXTRA_STAGES = ["tests.faults.stages.PauseStage"]\n'
         f"DOCGATE_FAULT_PAUSE_S = {pause_s!r}\n"
+        f"DOCGATE_FAULT_PAUSE_MARKS = {str(pause_marks(folder))!r}\n"
     )
     return {
         "DJANGO_SETTINGS_MODULE": "fault_settings",

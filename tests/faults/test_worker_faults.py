@@ -14,7 +14,7 @@ from contracts.intake.submission import Submission, document_submit
 from contracts.models import AuditEvent, DeliveryState, Job, JobState, Result, WebhookDelivery
 from contracts.tasks import job_run_task, jobs_sweep_task
 from contracts.webhooks.endpoints import webhook_endpoint_configure
-from tests.faults.helpers import FAULT_APP_NAME, child_pids, fault_worker_env, log_tail
+from tests.faults.helpers import FAULT_APP_NAME, child_pids, fault_worker_env, log_tail, pause_marks
 from tests.unit.test_webhook_delivery import local_receiver
 from tests.workers import celery_worker, wait_until
 
@@ -28,10 +28,10 @@ def contract_job(actors: Any, n: int) -> Job:
     return document_submit(organisation=actors.acme, submission=submission).job
 
 
-def in_pause_stage(job: Job) -> bool:
-    """True once the job runs and its merge stage is done: the worker now sleeps in the pause stage."""
+def in_pause_stage(job: Job, folder: Path) -> bool:
+    """True once the job runs and its pause stage has begun (after merge): the worker now sleeps there."""
     job.refresh_from_db()
-    return job.state == JobState.RUNNING and "merge" in job.stage_timings
+    return job.state == JobState.RUNNING and (pause_marks(folder) / str(job.pk)).exists()
 
 
 def is_final(job: Job) -> bool:
@@ -55,7 +55,7 @@ def test_worker_process_killed_mid_job_is_redelivered_and_finishes_once_with_one
         webhook_endpoint_configure(organisation=actors.acme, user=None, url=receiver.url)
         job = contract_job(actors, 1)
         with celery_worker(extra_env=fault_worker_env(tmp_path, pause_s=4.0), log_path=log) as worker:
-            assert wait_until(lambda: in_pause_stage(job), timeout_s=45), log_tail(log)
+            assert wait_until(lambda: in_pause_stage(job, tmp_path), timeout_s=45), log_tail(log)
             [child] = child_pids(worker.pid)
             os.kill(child, signal.SIGKILL)  # the pool process dies holding the unacknowledged message
             # reject_on_worker_lost puts the message back; the next delivery waits out the lease and claims it.
@@ -76,7 +76,7 @@ def test_whole_worker_killed_mid_job_is_requeued_by_the_sweeper_and_finishes_onc
     job = contract_job(actors, 2)
     env = fault_worker_env(tmp_path, pause_s=4.0)
     with celery_worker(extra_env=env, log_path=log) as worker:
-        assert wait_until(lambda: in_pause_stage(job), timeout_s=45), log_tail(log)
+        assert wait_until(lambda: in_pause_stage(job, tmp_path), timeout_s=45), log_tail(log)
         os.killpg(worker.pid, signal.SIGKILL)  # main process and pool: nobody is left to give the message back
         worker.wait(timeout=10)
     job.refresh_from_db()
@@ -107,7 +107,7 @@ def test_database_connection_dropped_under_a_running_task_is_retried_and_ends_on
     log = tmp_path / "worker.log"
     job = contract_job(actors, 4)
     with celery_worker(extra_env=fault_worker_env(tmp_path, pause_s=3.0), log_path=log):
-        assert wait_until(lambda: in_pause_stage(job), timeout_s=45), log_tail(log)
+        assert wait_until(lambda: in_pause_stage(job, tmp_path), timeout_s=45), log_tail(log)
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
