@@ -171,7 +171,7 @@ def job_run(
         _job_release(job_id, attempt, _error_record(exc, stage_name))
         raise TransientError(str(exc)) from exc
     except Exception as exc:
-        job_fail(job_id, attempt, _error_record(exc, stage_name))
+        job_fail(job_id, attempt, _error_record(exc, stage_name), timings)
         return RunOutcome(RunStatus.FAILED)
     if not ctx.ask_model and ctx.plan is not None and ctx.plan.asks_model:
         return RunOutcome(job_publish_provisional(ctx, timings))
@@ -280,14 +280,16 @@ def _job_release(job_id: JobId, attempt: int, error: dict[str, Any]) -> None:
     logger.warning("job %s could not be released; its lease will expire and the sweeper will requeue it", job_id)
 
 
-def job_fail(job_id: JobId, attempt: int | None, error: dict[str, Any]) -> None:
-    """Mark a job failed with the error recorded (the document itself is kept)."""
+def job_fail(job_id: JobId, attempt: int | None, error: dict[str, Any], timings: dict[str, Any] | None = None) -> None:
+    """Mark a job failed with the error recorded (the document itself is kept), and the timings of the stages
+    its run finished, where given."""
     jobs = Job.objects.filter(pk=job_id).exclude(state__in=[JobState.DONE, JobState.NEEDS_REVIEW])
     if attempt is not None:
         jobs = jobs.filter(attempts=attempt)
     now = timezone.now()
+    progress = {} if timings is None else {"stage_timings": timings}
     with transaction.atomic():
-        if jobs.update(state=JobState.FAILED, finished_at=now, lease_expires_at=None, error=error) == 1:
+        if jobs.update(state=JobState.FAILED, finished_at=now, lease_expires_at=None, error=error, **progress) == 1:
             job = Job.objects.select_related("organisation", "document").get(pk=job_id)
             audit_record(
                 organisation=job.organisation,

@@ -89,6 +89,8 @@ def test_stage_that_raises_fails_the_job_with_the_error_recorded(actors: Any) ->
     assert "corrupt" in (job.error or {})["message"]
     assert not Result.objects.filter(job=job).exists()
     assert job.document.pk is not None  # the document is kept
+    # How far it got: the stages that finished before the failing one (a fast run writes them only now).
+    assert set(job.stage_timings) == {stage.name for stage in pipeline_stages()}
 
 
 def test_transient_error_puts_the_job_back_in_the_queue(actors: Any) -> None:
