@@ -84,9 +84,8 @@ class RunOutcome:
     retry_after_s: float = 0.0
 
 
-# A run writes its stage timings (the progress the API shows, and a check that it still owns the job) after a
-# stage only once this long has passed since its last write: a text job's stages take milliseconds each, and a
-# write after every one was a third of a job's database time. A fast run's timings arrive with its result.
+# A run writes its stage timings (progress; a check that it still owns the job) after a stage once this long has
+# passed since its last write: a write after each of a text job's millisecond stages was a third of its queries.
 PROGRESS_WRITE_S = 0.5
 
 WAITING_STATE = {JobPhase.RULES: JobState.QUEUED, JobPhase.LLM: JobState.PROVISIONAL}
@@ -281,8 +280,7 @@ def _job_release(job_id: JobId, attempt: int, error: dict[str, Any]) -> None:
 
 
 def job_fail(job_id: JobId, attempt: int | None, error: dict[str, Any], timings: dict[str, Any] | None = None) -> None:
-    """Mark a job failed with the error recorded (the document itself is kept), and the timings of the stages
-    its run finished, where given."""
+    """Mark a job failed with the error recorded (the document itself is kept) and its finished stages' timings."""
     jobs = Job.objects.filter(pk=job_id).exclude(state__in=[JobState.DONE, JobState.NEEDS_REVIEW])
     if attempt is not None:
         jobs = jobs.filter(attempts=attempt)
