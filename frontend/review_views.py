@@ -69,14 +69,20 @@ def _task_own(request: HttpRequest, task_id: str) -> None:
     get_object_or_404(ReviewTask.objects.only("pk"), pk=task_id, organisation=org_of(request))
 
 
+def _refusal_show(request: HttpRequest, exc: ReviewError) -> None:
+    """Show a review service's refusal as a message on the task page; a 404 (the task went away meanwhile, as when
+    a re-run withdrew it) has no page to go back to, so it is raised as one."""
+    if exc.status == 404:
+        raise Http404(exc.message) from exc
+    messages.error(request, exc.message)
+
+
 def _act(request: HttpRequest, task_id: str, action: Callable[[], object], done: str | None = None) -> HttpResponse:
     """Run one review service; show its refusal as a message; back to the task page."""
     try:
         action()
     except ReviewError as exc:
-        if exc.status == 404:  # the task went away meanwhile (a re-run withdrew it): there is no page to go back to
-            raise Http404(exc.message) from exc
-        messages.error(request, exc.message)
+        _refusal_show(request, exc)
     else:
         if done:
             messages.success(request, done)
@@ -150,8 +156,6 @@ def finalize(request: HttpRequest, task_id: str) -> HttpResponse:
     try:
         result = review_task_finalize(task_id=task_id, user=request.user, organisation=org_of(request))
     except ReviewError as exc:
-        if exc.status == 404:
-            raise Http404(exc.message) from exc
-        messages.error(request, exc.message)
+        _refusal_show(request, exc)
         return redirect("review_task", task_id=task_id)
     return redirect(reverse("result", kwargs={"document_id": result.document_id}) + f"?v={result.version}")
