@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.benchmarks.django_bench import contract_text, django_bench_setup
+from tests.load.wrk_client import WRK_MISSING, wrk_available
 
 # The services `make bench` found, read before the in-process part points Django at a throw-away SQLite.
 SERVICES = {name: os.environ.get(name, "") for name in ("DATABASE_URL", "REDIS_URL")}
@@ -96,11 +96,18 @@ def _load_run(*argv: str) -> dict[str, Any]:
     return report
 
 
+def services_missing() -> dict[str, str] | None:
+    """Why the load runs cannot run here (they need PostgreSQL and Redis), or None."""
+    if not SERVICES["DATABASE_URL"].startswith("postgres") or not SERVICES["REDIS_URL"]:
+        return {"skipped": "needs PostgreSQL and Redis (make bench starts them where it can)"}
+    return None
+
+
 def concurrent_pdf_intake() -> dict[str, Any]:
     """Intake alone under load: 200 distinct 20-page PDFs uploaded by 20 concurrent clients to gunicorn on
     PostgreSQL, no worker running (`tests.load.run_load --pdf-pages 20 --no-workers`); its latency percentiles."""
-    if not SERVICES["DATABASE_URL"].startswith("postgres") or not SERVICES["REDIS_URL"]:
-        return {"skipped": "needs PostgreSQL and Redis (make bench starts them where it can)"}
+    if (missing := services_missing()) is not None:
+        return missing
     load = _load_run("--count", "200", "--clients", "20", "--pdf-pages", "20", "--no-workers")
     if "error" in load:
         return load
@@ -113,13 +120,13 @@ def intake_with_workers() -> dict[str, Any]:
     """Intake while the jobs run (issue 17's load run): 500 distinct JSON submissions from 20 Python clients, and
     6 s of wrk over 1,400 prepared ones, to gunicorn (2 workers) with a Celery worker (concurrency 2) on the same
     cores, LLM off; every job waited for and audited (lost, duplicated)."""
-    if not SERVICES["DATABASE_URL"].startswith("postgres") or not SERVICES["REDIS_URL"]:
-        return {"skipped": "needs PostgreSQL and Redis (make bench starts them where it can)"}
+    if (missing := services_missing()) is not None:
+        return missing
     report: dict[str, Any] = {}
     runs = {"python_clients": ("--count", "500"), "wrk": ("--count", "1400", "--wrk", "6")}
     for name, argv in runs.items():
-        if name == "wrk" and shutil.which("wrk") is None:
-            report[name] = {"skipped": "wrk is not installed (make bench installs it where it can)"}
+        if name == "wrk" and not wrk_available():
+            report[name] = {"skipped": WRK_MISSING}
             continue
         load = _load_run(*argv, "--clients", "20")
         keep = ("intake_ms", "intake_rps", "lost", "duplicated", "final", "end_to_end_jobs_per_s")
@@ -130,8 +137,8 @@ def intake_with_workers() -> dict[str, Any]:
 def wrk_pdf_intake() -> dict[str, Any]:
     """The same intake driven by wrk (tests.load.wrk_client: a C client that leaves the two cores to the server)
     for 3 s over 1,000 distinct PDFs (more than 3 s can take at ~250 uploads/s)."""
-    if shutil.which("wrk") is None:
-        return {"skipped": "wrk is not installed (make bench installs it where it can)"}
+    if not wrk_available():
+        return {"skipped": WRK_MISSING}
     load = _load_run("--count", "1000", "--clients", "20", "--pdf-pages", "20", "--no-workers", "--wrk", "3")
     if "error" in load:
         return load

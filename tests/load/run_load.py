@@ -32,6 +32,7 @@ import httpx
 
 from contracts.operations.processes import worker_command
 from tests.files import cjk_pdf_bytes
+from tests.load.wrk_client import MULTIPART, json_body, multipart_body, wrk_submit
 from tests.workers import process_group_stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -287,8 +288,6 @@ def run_wrk(
     """Submissions driven by wrk (see tests.load.wrk_client): `count` distinct prepared bodies (PDFs or texts) for
     at most `seconds`, with `workers` Celery processes running (none: intake alone); then every stored document is
     audited as `run` does (requests in flight when wrk stops are stored without being counted by it)."""
-    from tests.load.wrk_client import MULTIPART, json_body, multipart_body, wrk_submit
-
     with served(workers) as (base_url, key):
         if pdf_pages:
             bodies = {n: multipart_body(n, pdf_upload(n, pdf_pages)) for n in range(count)}
@@ -297,7 +296,7 @@ def run_wrk(
         kind = MULTIPART if pdf_pages else "application/json"
         started = time.perf_counter()
         measured = wrk_submit(base_url, key, bodies, kind, clients, seconds)
-        from contracts.models import Document
+        from contracts.models import Document  # Django is set up by `served`, for this run's database
 
         ids = [str(pk) for pk in Document.objects.values_list("pk", flat=True)]
         final = wait_final(ids, timeout_s) if workers else 0

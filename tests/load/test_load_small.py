@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
+from tests.load.wrk_client import WRK_MISSING, wrk_available
 from tests.workers import ROOT
 
 pytestmark = pytest.mark.integration
@@ -39,7 +39,7 @@ def test_sixty_submissions_from_ten_clients_all_finish_once(real_services: dict[
     assert report["intake_ms"]["p99"] > 0
 
 
-@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (make bench installs it)")
+@pytest.mark.skipif(not wrk_available(), reason=WRK_MISSING)
 def test_wrk_run_sends_distinct_bodies_each_stored_once(real_services: dict[str, str]) -> None:
     completed = _load_run(real_services, "--count", "120", "--clients", "10", "--wrk", "1", "--pdf-pages", "2")
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]

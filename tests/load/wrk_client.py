@@ -56,6 +56,9 @@ end
 """
 
 
+WRK_MISSING = "wrk is not installed (make bench installs it where it can)"
+
+
 def wrk_available() -> bool:
     return shutil.which("wrk") is not None
 
