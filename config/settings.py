@@ -274,7 +274,7 @@ REST_FRAMEWORK = {
         "contracts.api.auth.ApiKeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["contracts.api.auth.IsOrganisationMember"],
+    "DEFAULT_PERMISSION_CLASSES": ["contracts.api.permissions.IsOrganisationMember"],
     # A JSON body nested thousands deep is a 400 everywhere, never a RecursionError.
     "DEFAULT_PARSER_CLASSES": [
         "contracts.api.parsers.BoundedJSONParser",

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any, Required, TypedDict, cast
 
-from inference.results import LLMFinding
+from inference.answers import LLMFinding
 from rules.clauses import ClauseGroup, RiskFlag
 from rules.entities import ENTITY_PACK, EntityGroup
 from rules.normalize import NormalizedText

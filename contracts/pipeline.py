@@ -20,12 +20,12 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from contracts.audit import audit_record
-from contracts.dispatch import job_send_on_commit
+from contracts.broker import job_send_on_commit
 from contracts.leases import lease_renewed
 from contracts.llm import llm_client
 from contracts.models import Job, JobPhase, JobState, Result
 from contracts.refusals import Refused
-from contracts.results import result_gate_decision, result_write
+from contracts.result_versions import result_gate_decision, result_write
 from contracts.review.workflow import review_task_open
 from contracts.stages.base import JobContext, LLMWait, Stage
 from contracts.stages.extract import ExtractionStage

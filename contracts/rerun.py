@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from contracts.audit import audit_record
-from contracts.dispatch import job_send_on_commit
+from contracts.broker import job_send_on_commit
 from contracts.models import Job, JobPhase, JobState, Organisation, ReviewState, ReviewTask
 from contracts.refusals import Refused
 

@@ -10,7 +10,7 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from contracts.dispatch import WEBHOOK_DELIVER, backoff_delay_s, job_send, task_send
+from contracts.broker import WEBHOOK_DELIVER, backoff_delay_s, job_send, task_send
 from contracts.models import Job, JobPhase
 from contracts.pipeline import RunOutcome, RunStatus, TransientError, job_run, jobs_sweep
 from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_deliveries_due

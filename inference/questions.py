@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal
 
+from inference.answers import LLMFinding, LLMTaskResult, TaskRun, chunk_findings_merge
 from inference.chunking import Chunk, chunk_budget, text_chunks
 from inference.client import RETRY_NOTE, LLMClient
 from inference.errors import LLMInvalidOutput
 from inference.prompts import prompt_render, prompt_template
-from inference.results import LLMFinding, LLMTaskResult, TaskRun, chunk_findings_merge
 from inference.schemas import (
     CantoneseRewrite,
     ResponseDraft,

@@ -9,7 +9,6 @@ from typing import Any
 from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
 from contracts.models import ApiKey, Membership, Organisation, api_key_hash
@@ -94,14 +93,3 @@ def request_user(request: Any) -> Any:
     """Return the Django user behind a session request, or None for API-key callers."""
     user = request.user
     return None if isinstance(user, ApiKeyPrincipal) or not getattr(user, "is_authenticated", False) else user
-
-
-class IsOrganisationMember(BasePermission):
-    """Allow callers who act for an organisation (an API key, or a user with a membership)."""
-
-    message = "You are not a member of any organisation."
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        if request.user is None or not request.user.is_authenticated:
-            raise exceptions.NotAuthenticated()
-        return request_organisation(request) is not None

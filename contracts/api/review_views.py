@@ -7,14 +7,14 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import exceptions, mixins, viewsets
+from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from contracts.api.auth import request_organisation, request_user
 from contracts.api.errors import error_response
+from contracts.api.permissions import IsOrganisationReviewer
 from contracts.api.review_serializers import (
     DecisionInputSerializer,
     FindingDecisionSerializer,
@@ -25,9 +25,8 @@ from contracts.api.review_serializers import (
     ReviewTaskSerializer,
 )
 from contracts.api.serializers import ErrorSerializer, ResultSerializer
-from contracts.models import Organisation, ReviewState, ReviewTask, Role
+from contracts.models import Organisation, ReviewState, ReviewTask
 from contracts.review.workflow import (
-    REVIEWER_ROLES,
     ReviewError,
     review_finding_decide,
     review_response_edit,
@@ -35,31 +34,10 @@ from contracts.review.workflow import (
     review_task_finalize,
     review_task_reassign,
     review_task_release,
-    reviewer_role,
 )
 
 ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404, 409, 429)}
 FINALIZED = inline_serializer("FinalizeResponse", {"task": ReviewTaskSerializer(), "result": ResultSerializer()})
-
-
-class IsOrganisationReviewer(BasePermission):
-    """Allow signed-in users with one of `roles` in the organisation they act for; API keys never."""
-
-    roles: tuple[str, ...] = REVIEWER_ROLES
-    message = "Only a signed-in reviewer of this organisation can do this."
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        if request.user is None or not request.user.is_authenticated:
-            raise exceptions.NotAuthenticated()
-        user, organisation = request_user(request), request_organisation(request)
-        if user is None or organisation is None:
-            return False
-        return reviewer_role(user=user, organisation=organisation) in self.roles
-
-
-class IsOrganisationAdmin(IsOrganisationReviewer):
-    roles = (Role.ADMIN,)
-    message = "Only a signed-in admin of this organisation can do this."
 
 
 class ReviewTaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from contracts.api.auth import request_api_key, request_organisation, request_user
 from contracts.api.errors import error_response
 from contracts.api.parsers import BoundedJSONParser
-from contracts.api.review_views import IsOrganisationAdmin
+from contracts.api.permissions import IsOrganisationAdmin
 from contracts.api.serializers import (
     DocumentDetailSerializer,
     DocumentFilterSerializer,

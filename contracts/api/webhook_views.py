@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from contracts.api.auth import request_organisation, request_user
 from contracts.api.errors import error_response
-from contracts.api.review_views import IsOrganisationAdmin
+from contracts.api.permissions import IsOrganisationAdmin
 from contracts.api.serializers import ErrorSerializer
 from contracts.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 from contracts.webhooks.delivery import WebhookRedeliveryRefused, webhook_redeliver

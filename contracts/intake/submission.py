@@ -16,7 +16,7 @@ from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 
 from contracts.audit import audit_record
-from contracts.dispatch import JOB_RUN, task_send_on_commit
+from contracts.broker import JOB_RUN, task_send_on_commit
 from contracts.intake.extraction import ExtractionError, ExtractionLimits, intake_check, sniff_content_type
 from contracts.models import ApiKey, Document, DocumentKind, DocumentSource, Job, Organisation
 from contracts.refusals import Refused

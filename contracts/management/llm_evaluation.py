@@ -6,11 +6,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from inference.answers import LLMTaskResult
 from inference.client import LLMClient
 from inference.errors import LLMError
 from inference.prompts import prompt_render
 from inference.questions import cantonese_rewrite, clauses_extract, ticket_classify
-from inference.results import LLMTaskResult
 from rules.clauses import load_pack
 from rules.evaluation.clauses import evaluate_clauses
 from rules.evaluation.common import classification_report

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 DEFAULT_QUEUE = "celery"
-LLM_QUEUE = "llm"  # a job's model questions (contracts.dispatch.JOB_LLM)
+LLM_QUEUE = "llm"  # a job's model questions (contracts.broker.JOB_LLM)
 ALL_QUEUES = (DEFAULT_QUEUE, LLM_QUEUE)
 
 

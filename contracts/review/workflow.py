@@ -26,7 +26,7 @@ from contracts.models import (
     RowId,
 )
 from contracts.refusals import Refused
-from contracts.review.result import review_result_data
+from contracts.review.reviewed_data import review_result_data
 from contracts.webhooks.delivery import webhook_event_final
 
 # Higher first: what the safety gate held back, then disagreement, then uncertainty, then QA samples.

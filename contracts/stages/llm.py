@@ -15,6 +15,7 @@ from contracts.gate import gate_llm_raise
 from contracts.llm import llm_breaker_snapshot, llm_client
 from contracts.stages.base import JobContext, LLMOutcome, LLMWait
 from contracts.stages.gate import gate_reasons
+from inference.answers import LLMTaskResult
 from inference.chunking import Chunk
 from inference.client import LLMClient
 from inference.errors import LLMRequestError, LLMUnavailable
@@ -26,7 +27,6 @@ from inference.questions import (
     ticket_classify,
     ticket_prompt_values,
 )
-from inference.results import LLMTaskResult
 from rules.normalize import NormalizedText
 from rules.tickets.taxonomy import load_taxonomy
 

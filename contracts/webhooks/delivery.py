@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from contracts.audit import audit_record
-from contracts.dispatch import WEBHOOK_DELIVER, backoff_delay_s, task_send_on_commit
+from contracts.broker import WEBHOOK_DELIVER, backoff_delay_s, task_send_on_commit
 from contracts.leases import lease_renewed
 from contracts.models import DeliveryState, Document, Job, Organisation, Result, RowId, WebhookDelivery, WebhookEndpoint
 from contracts.refusals import Refused

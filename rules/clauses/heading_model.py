@@ -4,7 +4,7 @@ Most contracts title their articles (第八条 违约责任, 十、保密条款,
 type when one type's patterns occur in it (titles naming two types are skipped); the article's body *with the
 heading removed* becomes an example of that type, and the bodies of titled articles that name no type become
 examples of `OTHER`. A multinomial logistic regression over hashed character n-grams and jieba words
-(`rules.hashing`) learns what each type's articles say, and a per-class sigmoid fitted on out-of-fold scores
+(`rules.feature_hashing`) learns what each type's articles say, and a per-class sigmoid fitted on out-of-fold scores
 calibrates it. Types with fewer than MIN_EXAMPLES weak examples (责任限制, 定金, 竞业限制 in most corpora) are left
 to the rules.
 
@@ -26,7 +26,7 @@ import numpy as np
 
 from rules.clauses.pack import ClausePack, load_pack
 from rules.clauses.structure import Article, Structure, document_structure, fold
-from rules.hashing import N_TEXT_FEATURES, counts_matrix, hashed_terms, idf_fit, text_weights, weights_digest
+from rules.feature_hashing import N_TEXT_FEATURES, counts_matrix, hashed_terms, idf_fit, text_weights, weights_digest
 
 FORMAT = "docgate-clause-heading-model"
 FORMAT_VERSION = 1

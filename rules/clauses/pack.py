@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from rules.clauses.structure import fold
-from rules.terms import TermIndex
+from rules.term_search import TermIndex
 
 PACK_PATH = Path(__file__).resolve().parents[1] / "packs" / "clauses.json"
 RULE_KINDS = ("keyword", "heading")

@@ -1,4 +1,4 @@
-"""Features of the learned safety classifier: hashed character 1-4-grams and jieba words (`rules.hashing`) of
+"""Features of the learned safety classifier: hashed character 1-4-grams and jieba words (`rules.feature_hashing`) of
 the text's matching form, plus the lexicon's scores.
 
 The nine lexicon category scores follow the hashed buckets as dense columns, so the model can learn how far to
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
-from rules.hashing import N_TEXT_FEATURES, counts_matrix, hashed_terms, text_weights
+from rules.feature_hashing import N_TEXT_FEATURES, counts_matrix, hashed_terms, text_weights
 from rules.safety.pack import CATEGORIES, CUE_NAMES, SafetyPack, load_safety_pack
 from rules.safety.scorer import SafetyAssessment, matching_text, safety_score
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from rules.hashing import N_TEXT_FEATURES, weights_digest
+from rules.feature_hashing import N_TEXT_FEATURES, weights_digest
 from rules.safety.features import N_FEATURES, lexicon_row, text_terms
 from rules.safety.scorer import SafetyAssessment, safety_score
 

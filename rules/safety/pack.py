@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from rules.normalize.width import fold_text
-from rules.terms import TermIndex
+from rules.term_search import TermIndex
 
 PACKS_DIR = Path(__file__).resolve().parents[1] / "packs"
 SAFETY_PATH = PACKS_DIR / "safety.json"

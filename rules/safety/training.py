@@ -23,7 +23,7 @@ import sklearn
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
-from rules.hashing import CHAR_BUCKETS, WORD_BUCKETS, idf_fit
+from rules.feature_hashing import CHAR_BUCKETS, WORD_BUCKETS, idf_fit
 from rules.safety.features import (
     CUE_SCALE,
     LEXICON_SCALE,

@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from rules.normalize.width import fold_text
-from rules.terms import TermIndex
+from rules.term_search import TermIndex
 from rules.tickets.taxonomy import GENERIC_NAMES, PACKS_DIR, Taxonomy, load_taxonomy
 
 RULES_PATH = PACKS_DIR / "tickets.json"

@@ -15,11 +15,11 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
+from inference.answers import LLMTaskResult
 from inference.client import LLMClient
 from inference.config import LLMConfig
 from inference.errors import LLMError
 from inference.questions import clauses_extract, ticket_classify
-from inference.results import LLMTaskResult
 from rules.clauses import load_pack
 from rules.evaluation.common import jsonl_rows
 from rules.normalize import normalize

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from inference.answers import LLMFinding, TaskRun
 from inference.chunking import TEMPLATE_MARGIN_TOKENS, text_chunks
 from inference.client import RETRY_NOTE, LLMClient
 from inference.config import LLMConfig
@@ -18,7 +19,6 @@ from inference.errors import LLMUnavailable
 from inference.local_server import LocalLLMServer
 from inference.prompts import prompt_render
 from inference.questions import cantonese_rewrite, clauses_extract, document_budget, response_draft, ticket_classify
-from inference.results import LLMFinding, TaskRun
 from inference.schemas import clause_extraction_model
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from inference.answers import LLMFinding, chunk_findings_merge
 from inference.client import RETRY_NOTE, LLMClient
 from inference.config import LLMConfig
 from inference.errors import LLMUnavailable
 from inference.prompts import prompt_render
 from inference.questions import cantonese_rewrite, clauses_extract, response_draft, ticket_classify
-from inference.results import LLMFinding, chunk_findings_merge
 from rules.tickets.taxonomy import load_taxonomy
 from tests.inference.fake_server import Scripted, ScriptedServer, completion, scripted_server
 

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from inference.answers import LLMTaskResult
 from inference.client import RETRY_NOTE, LLMClient
 from inference.config import LLMConfig
 from inference.errors import LLMInvalidOutput
@@ -31,7 +32,6 @@ from inference.questions import (
     safety_risk,
     ticket_classify,
 )
-from inference.results import LLMTaskResult
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
 from tests.inference.test_llm_server import (

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rules.hashing import N_TEXT_FEATURES, char_buckets, jieba_words
+from rules.feature_hashing import N_TEXT_FEATURES, char_buckets, jieba_words
 from rules.safety import safety_score
 from rules.safety.decision import DEFAULT_POLICIES, GatePolicy, Kind, gate_decide_text
 from rules.safety.features import text_counts, text_terms

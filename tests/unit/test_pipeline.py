@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from contracts.dispatch import JOB_RUN
+from contracts.broker import JOB_RUN
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import AuditEvent, Job, JobState, Result
 from contracts.pipeline import PROGRESS_WRITE_S, TransientError, job_claim, job_run, jobs_sweep, pipeline_stages
@@ -232,7 +232,7 @@ def test_sweeper_resends_jobs_stuck_in_queued_and_not_fresh_ones(actors: Any, se
     Job.objects.filter(pk=stuck.pk).update(
         queued_at=timezone.now() - timedelta(seconds=settings.DOCGATE_JOB_QUEUED_DEADLINE_S + 5)
     )
-    with mock.patch("contracts.dispatch.current_app.send_task") as send:
+    with mock.patch("contracts.broker.current_app.send_task") as send:
         counts = jobs_sweep_task()
     assert counts["resent_queued"] == 1
     send.assert_called_once_with(JOB_RUN, args=[str(stuck.pk)])

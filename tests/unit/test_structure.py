@@ -91,7 +91,7 @@ def test_the_import_layers_hold() -> None:
     [
         ("rules/violation.py", "from contracts import models\n", "config above frontend above contracts"),
         ("rules/violation.py", "import django\n", "rules imports no Django"),
-        ("inference/violation.py", "from rules import terms\n", "config above frontend above contracts"),
+        ("inference/violation.py", "from rules import term_search\n", "config above frontend above contracts"),
         ("contracts/stages/violation.py", "from contracts import pipeline\n", "no import cycles"),
     ],
 )

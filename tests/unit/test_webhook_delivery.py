@@ -16,7 +16,7 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from contracts.dispatch import WEBHOOK_DELIVER
+from contracts.broker import WEBHOOK_DELIVER
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import AuditEvent, DeliveryState, Result, Role, WebhookDelivery, WebhookEndpoint
 from contracts.pipeline import job_run
@@ -270,7 +270,7 @@ def test_sweeper_resends_pending_deliveries_whose_message_was_lost(
             created_at=long_ago,
             **changes,
         )
-    with mock.patch("contracts.dispatch.current_app.send_task") as send:
+    with mock.patch("contracts.broker.current_app.send_task") as send:
         assert webhook_deliveries_sweep_task.apply().get() == 1
     send.assert_called_once_with(WEBHOOK_DELIVER, args=[str(lost.pk)])
 
@@ -310,7 +310,7 @@ def test_admin_redelivers_a_failed_delivery_and_the_receiver_gets_the_same_event
     url = f"/api/v1/webhook/deliveries/{failed.pk}/redeliver/"
 
     with (
-        mock.patch("contracts.dispatch.current_app.send_task") as send,
+        mock.patch("contracts.broker.current_app.send_task") as send,
         django_capture_on_commit_callbacks(execute=True),
     ):
         response = ada.post(url)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.terms import TermIndex
+from rules.term_search import TermIndex
 
 
 def test_every_occurrence_is_found_with_nested_and_overlapping_terms() -> None:

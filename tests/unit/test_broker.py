@@ -12,7 +12,7 @@ from unittest import mock
 import pytest
 from kombu.exceptions import OperationalError
 
-from contracts.dispatch import JOB_RUN, backoff_delay_s, task_send
+from contracts.broker import JOB_RUN, backoff_delay_s, task_send
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobState
 from contracts.pipeline import jobs_sweep
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_job_is_sent_only_after_its_transaction_commits(actors: Any, django_capture_on_commit_callbacks: Any) -> None:
-    with mock.patch("contracts.dispatch.current_app") as app:
+    with mock.patch("contracts.broker.current_app") as app:
         send = app.send_task
         with django_capture_on_commit_callbacks() as callbacks:
             outcome = document_submit(
@@ -40,7 +40,7 @@ def test_a_broker_that_refuses_the_message_leaves_the_job_queued_for_the_sweeper
 ) -> None:
     refused = OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
     with (
-        mock.patch("contracts.dispatch.current_app.send_task", side_effect=refused),
+        mock.patch("contracts.broker.current_app.send_task", side_effect=refused),
         django_capture_on_commit_callbacks(execute=True),
     ):
         outcome = document_submit(
@@ -54,10 +54,10 @@ def test_a_broker_that_refuses_the_message_leaves_the_job_queued_for_the_sweeper
 
 
 def test_task_send_answers_whether_the_broker_took_it() -> None:
-    with mock.patch("contracts.dispatch.current_app.send_task") as send:
+    with mock.patch("contracts.broker.current_app.send_task") as send:
         assert task_send(JOB_RUN, "abc") is True
     send.assert_called_once_with(JOB_RUN, args=["abc"])
-    with mock.patch("contracts.dispatch.current_app.send_task", side_effect=OperationalError("down")):
+    with mock.patch("contracts.broker.current_app.send_task", side_effect=OperationalError("down")):
         assert task_send(JOB_RUN, "abc") is False
 
 
@@ -65,7 +65,7 @@ def test_a_process_that_never_imported_the_tasks_sends_them_to_the_real_broker()
     """The web server imports no Celery task module: sending must work by name there (a fresh process here,
     publishing to the configured broker; the message names a job that does not exist, which a worker ignores)."""
     code = (
-        "import django, sys; django.setup(); from contracts.dispatch import JOB_RUN, task_send; "
+        "import django, sys; django.setup(); from contracts.broker import JOB_RUN, task_send; "
         "assert 'contracts.tasks' not in sys.modules; print(task_send(JOB_RUN, '00000000-0000-0000-0000-000000000000'))"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "DJANGO_SETTINGS_MODULE":

@@ -1,0 +1,44 @@
+"""Who may call the API: members of an organisation (an API key or a membership), its reviewers, its admins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+
+from contracts.api.auth import request_organisation, request_user
+from contracts.models import Role
+from contracts.review.workflow import REVIEWER_ROLES, reviewer_role
+
+
+class IsOrganisationMember(BasePermission):
+    """Allow callers who act for an organisation (an API key, or a user with a membership)."""
+
+    message = "You are not a member of any organisation."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.user is None or not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated()
+        return request_organisation(request) is not None
+
+
+class IsOrganisationReviewer(BasePermission):
+    """Allow signed-in users with one of `roles` in the organisation they act for; API keys never."""
+
+    roles: tuple[str, ...] = REVIEWER_ROLES
+    message = "Only a signed-in reviewer of this organisation can do this."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.user is None or not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated()
+        user, organisation = request_user(request), request_organisation(request)
+        if user is None or organisation is None:
+            return False
+        return reviewer_role(user=user, organisation=organisation) in self.roles
+
+
+class IsOrganisationAdmin(IsOrganisationReviewer):
+    roles = (Role.ADMIN,)
+    message = "Only a signed-in admin of this organisation can do this."
