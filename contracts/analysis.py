@@ -1,7 +1,7 @@
 """The whole pipeline on one local file, without the database or the queue (`manage.py analyze`).
 
-The same stages a worker runs (extract → normalize → rules → gate → plan → LLM → merge) over a document held in memory:
-nothing is stored and nothing is sent, and the answer is the result `data` the API would show for it.
+The same stages a worker runs (extract → normalize → rules → gate → plan → LLM → merge → respond) over a document
+held in memory: nothing is stored and nothing is sent, and the answer is the result `data` the API would show for it.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from contracts.stages.llm import LLMStage
 from contracts.stages.merge import MergeStage
 from contracts.stages.normalize import NormalizeStage
 from contracts.stages.plan import PlanStage, cascade_settings
+from contracts.stages.respond import RespondStage
 from contracts.stages.rules import RulesStage
 
 
@@ -54,6 +55,7 @@ def document_context(raw: bytes, *, name: str, kind: str, llm: bool = False, org
     stages: list[Stage] = [
         ExtractionStage(original=raw), NormalizeStage(), RulesStage(), GateStage(),
         PlanStage(knobs if llm else replace(knobs, policy=OFF)), LLMStage(), MergeStage(qa_sampling=False),
+        RespondStage(),
     ]  # fmt: skip
     try:
         for stage in stages:

@@ -16,16 +16,14 @@ why, and what was skipped and why (`provenance.llm.plan`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from contracts.findings import Finding
-from contracts.gate import GateDecision
-from rules.clauses import BLANK, NEGATED, STIPULATED
+from contracts.gate import GateDecision, gate_policy
+from rules.safety.decision import Kind
 
 ALWAYS, CASCADE, OFF = "always", "cascade", "off"
-DOUBTFUL_STATUSES = frozenset({NEGATED, "referenced"})
 
 
 @dataclass(frozen=True)
@@ -86,31 +84,7 @@ class LLMPlan:
         }
 
 
-def _clause_doubts(findings: list[Finding], threshold: float) -> dict[str, tuple[str, list[tuple[int, int]]]]:
-    """Clause types the rules are unsure of: the reason for each and where its rule evidence lies (original
-    spans of the finding and of its other occurrences)."""
-    doubts: dict[str, tuple[str, list[tuple[int, int]]]] = {}
-    for finding in findings:
-        label = finding.get("label")
-        if finding["kind"] != "clause" or finding.get("source") != "rule" or not label:
-            continue
-        status = finding.get("status", STIPULATED)
-        occurrences = finding.get("occurrences", [])
-        statuses = {status, *(o.get("status") for o in occurrences)}
-        if STIPULATED in statuses and NEGATED in statuses:
-            reason = "conflict: stipulated in one place, negated in another"
-        elif status in DOUBTFUL_STATUSES:
-            reason = f"rule evidence is {status}"
-        elif status != BLANK and float(finding.get("confidence", 1.0)) < threshold:
-            reason = f"weak rule evidence ({float(finding['confidence']):.2f} < {threshold})"
-        else:
-            continue
-        spans = [(int(s[0]), int(s[1])) for s in (finding.get("span"), *(o.get("span") for o in occurrences)) if s]
-        doubts[label] = (reason, spans)
-    return doubts
-
-
-def _gate_question(gate: GateDecision, kind: str, knobs: CascadeSettings) -> Question:
+def _gate_question(gate: GateDecision, knobs: CascadeSettings) -> Question:
     """Ask or skip the safety question: asked only when the rules' risk is in the band where the answer counts.
 
     Each layer is judged on its own scale: the lexicon's risk against LLM_CASCADE_GATE_RISK, the learned model's
@@ -120,11 +94,11 @@ def _gate_question(gate: GateDecision, kind: str, knobs: CascadeSettings) -> Que
         return Question("gate", "policy always")
     if gate.decision == "block":
         return Question("gate", "skipped: the rules already block; the model can only raise a decision")
-    if kind == "ticket" and gate.decision == "review":
-        return Question("gate", "skipped: a ticket held for review is the most the model could make of it")
+    if gate.decision == "review" and gate_policy(cast(Kind, gate.kind)).require_agreement:
+        return Question("gate", f"skipped: a {gate.kind} held for review is the most the model could make of it")
     if gate.decision == "review":
         return Question("gate", "uncertain: held for review, and the model's answer could still block it")
-    lexicon, model = gate.rule_risk, gate.model_risk or 0.0
+    kind, lexicon, model = gate.kind, gate.rule_risk, gate.model_risk or 0.0
     model_floor = knobs.gate_model_risk.get(kind, knobs.gate_risk)
     if lexicon >= knobs.gate_risk:
         return Question("gate", f"uncertain: lexicon risk {lexicon:.2f} >= {knobs.gate_risk}")
@@ -136,9 +110,14 @@ def _gate_question(gate: GateDecision, kind: str, knobs: CascadeSettings) -> Que
 
 
 def llm_plan(
-    *, kind: str, findings: list[Finding], gate: GateDecision, cantonese: bool, knobs: CascadeSettings
+    *,
+    desk_questions: Sequence[tuple[Question, bool]],
+    gate: GateDecision,
+    cantonese: bool,
+    knobs: CascadeSettings,
 ) -> LLMPlan:
-    """Decide which questions this document asks the model, and why."""
+    """Decide which questions this document asks the model, and why: the safety question, the questions of the
+    document's desk (`desk_questions`, each with whether to ask it), a Cantonese rewrite and a draft."""
     plan = LLMPlan(policy=knobs.policy)
     if knobs.policy == OFF:
         return plan
@@ -146,30 +125,10 @@ def llm_plan(
     def decide(question: Question, ask: bool) -> None:
         (plan.asked if ask else plan.skipped).append(question)
 
-    gate_question = _gate_question(gate, kind, knobs)
+    gate_question = _gate_question(gate, knobs)
     decide(gate_question, not gate_question.reason.startswith("skipped"))
-    always = knobs.policy == ALWAYS
-    if kind == "contract":
-        if always:
-            decide(Question("clauses", "policy always", knobs.clause_labels), True)
-        else:
-            doubts = _clause_doubts(findings, knobs.clause_confidence)
-            labels = tuple(label for label in knobs.clause_labels if label in doubts)
-            reason = "; ".join(f"{label}: {doubts[label][0]}" for label in labels)
-            spans = tuple(sorted({span for label in labels for span in doubts[label][1]}))
-            decide(
-                Question("clauses", reason or "skipped: the rules read every clause they found plainly", labels, spans),
-                bool(labels),
-            )
-    else:
-        category = next((f for f in findings if f["kind"] == "ticket_category" and f.get("source") == "rule"), None)
-        confidence = float(category.get("confidence") or 0.0) if category and category.get("label") else 0.0
-        if always:
-            decide(Question("ticket_category", "policy always"), True)
-        elif confidence < knobs.category_confidence:
-            decide(Question("ticket_category", f"rule confidence {confidence:.2f} < {knobs.category_confidence}"), True)
-        else:
-            decide(Question("ticket_category", f"skipped: rule confidence {confidence:.2f}"), False)
+    for question, ask in desk_questions:
+        decide(question, ask)
     if cantonese:
         decide(Question("cantonese_rewrite", "Cantonese text: the lexicon rewrites words, not grammar"), True)
     decide(

@@ -23,12 +23,12 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 
 from contracts.learned.store import model_current_dir, model_publish
-from contracts.llm import llm_client
+from inference.client import LLMClient
 from inference.errors import LLMError, LLMInvalidOutput
 from inference.questions import safety_risk
 from rules.safety import output_leaks, safety_score
@@ -37,6 +37,8 @@ from rules.safety.model import SafetyModel, SafetyModelError, load_safety_model
 
 logger = logging.getLogger(__name__)
 MODEL_NAME = "safety"
+# The review reason of each input decision that holds the automated response.
+GATE_REASONS = {"block": "gate_block", "review": "gate_review"}
 
 
 @dataclass(frozen=True)
@@ -60,17 +62,25 @@ class GateDecision:
         return {**asdict(self), "reasons": list(self.reasons)}
 
 
-def _llm_risk(text: str, budget: int | None = None) -> tuple[float | None, str]:
-    """Ask the configured model the policy question; return (P(yes), status)."""
+@dataclass(frozen=True)
+class PolicyAnswer:
+    """The model's answer to the yes/no policy question: P(yes) and how asking went."""
+
+    risk: float | None
+    status: str  # used | off | invalid_output | unavailable
+
+
+def policy_answer_ask(client: LLMClient, text: str, budget: int | None = None) -> PolicyAnswer:
+    """Ask the model the policy question about `text` (in chunks of `budget` tokens, else its own)."""
     if not settings.LLM_ENABLED:
-        return None, "off"
+        return PolicyAnswer(None, "off")
     try:
-        risk = safety_risk(llm_client(), text, settings.SAFETY_LLM_MAX_CHUNKS, budget=budget)
+        risk = safety_risk(client, text, settings.SAFETY_LLM_MAX_CHUNKS, budget=budget)
     except LLMInvalidOutput:
-        return None, "invalid_output"
+        return PolicyAnswer(None, "invalid_output")
     except LLMError:
-        return None, "unavailable"
-    return risk, "used"
+        return PolicyAnswer(None, "unavailable")
+    return PolicyAnswer(risk, "used")
 
 
 def safety_model_publish(organisation_slug: str, model: SafetyModel) -> str:
@@ -99,8 +109,11 @@ def gate_policy(kind: Kind) -> GatePolicy:
     return kind_policy(kind, *settings.SAFETY_POLICIES[kind])
 
 
-def gate_decide(*, text: str, kind: Kind, organisation: str | None = None, use_llm: bool = True) -> GateDecision:
-    """Decide whether an automated response may go out for this text (input of `kind`, or "outgoing" text)."""
+def gate_decide(
+    *, text: str, kind: Kind, organisation: str | None = None, answer: PolicyAnswer | None = None
+) -> GateDecision:
+    """Decide whether an automated response may go out for this text (input of `kind`, or "outgoing" text),
+    from the lexicon, the learned model and, when given, the model's `answer` to the policy question."""
     review_threshold = settings.SAFETY_REVIEW_THRESHOLD
     block_threshold = settings.SAFETY_BLOCK_THRESHOLD
     outgoing = kind == "outgoing"
@@ -138,20 +151,20 @@ def gate_decide(*, text: str, kind: Kind, organisation: str | None = None, use_l
         categories={k: round(v, 4) for k, v in assessment.categories.items()},
         pack_version=assessment.pack_version,
     )
-    return gate_llm_raise(rules_only, text) if use_llm else rules_only
+    return rules_only if answer is None else gate_llm_raise(rules_only, answer)
 
 
-def gate_llm_raise(decision: GateDecision, text: str, *, budget: int | None = None) -> GateDecision:
-    """Ask the model the policy question about `text` (in chunks of `budget` tokens, else its own) and raise
-    `decision` by its answer (never lower it); the answer's status (used, off, invalid_output, unavailable) is
-    recorded on the returned decision."""
-    llm_risk, status = _llm_risk(text, budget)
-    if llm_risk is None:
-        return replace(decision, llm_status=status)
+def gate_llm_raise(decision: GateDecision, answer: PolicyAnswer) -> GateDecision:
+    """Raise `decision` by the model's answer to the policy question (never lower it); the answer's status is
+    recorded on the returned decision. Where a block needs the lexicon and the safety model to agree (tickets),
+    the model's answer can raise to review at most."""
+    if answer.risk is None:
+        return replace(decision, llm_status=answer.status)
+    llm_risk = answer.risk
     block_threshold, review_threshold = settings.SAFETY_BLOCK_THRESHOLD, settings.SAFETY_REVIEW_THRESHOLD
     llm_decision = "allow"
     if llm_risk >= block_threshold:
-        llm_decision = "review" if decision.kind == "ticket" else "block"
+        llm_decision = "review" if gate_policy(cast(Kind, decision.kind)).require_agreement else "block"
     elif llm_risk >= review_threshold:
         llm_decision = "review"
     raised, reasons = decision.decision, decision.reasons
@@ -162,6 +175,23 @@ def gate_llm_raise(decision: GateDecision, text: str, *, budget: int | None = No
         decision=raised,
         risk=round(max(decision.risk, llm_risk), 4),
         llm_risk=round(llm_risk, 4),
-        llm_status=status,
+        llm_status=answer.status,
         reasons=reasons,
     )
+
+
+def gate_review_reason(decision: GateDecision, *, outgoing: bool = False) -> str | None:
+    """The review reason a decision gives a job: gate_block / gate_review on the input, output_gate_review on an
+    outgoing text (a blocked outgoing text is replaced or withheld, not reviewed for itself)."""
+    if outgoing:
+        return "output_gate_review" if decision.decision == "review" else None
+    return GATE_REASONS.get(decision.decision)
+
+
+def response_status(input_gate: GateDecision, output_gate: GateDecision) -> str:
+    """What may happen to the suggested response: `withheld` when either gate blocks, `pending_review` when either
+    holds it for review, else `ready`."""
+    decisions = {input_gate.decision, output_gate.decision}
+    if "block" in decisions:
+        return "withheld"
+    return "pending_review" if "review" in decisions else "ready"

@@ -34,6 +34,7 @@ from contracts.stages.llm import LLMStage
 from contracts.stages.merge import MergeStage
 from contracts.stages.normalize import NormalizeStage
 from contracts.stages.plan import PlanStage
+from contracts.stages.respond import RespondStage
 from contracts.stages.rules import RulesStage
 from contracts.webhooks.delivery import webhook_event_failed, webhook_event_final, webhook_event_provisional
 
@@ -57,7 +58,8 @@ def pipeline_stages() -> list[Stage]:
     published as provisional), then, on the `llm` queue, asking them (the final result). Otherwise once."""
     extra = [import_string(path)() for path in settings.DOCGATE_EXTRA_STAGES]
     return [
-        ExtractionStage(), NormalizeStage(), RulesStage(), GateStage(), PlanStage(), LLMStage(), MergeStage(), *extra,
+        ExtractionStage(), NormalizeStage(), RulesStage(), GateStage(), PlanStage(), LLMStage(), MergeStage(),
+        RespondStage(), *extra,
     ]  # fmt: skip
 
 
@@ -301,6 +303,7 @@ def job_fail(job_id: JobId, attempt: int | None, error: dict[str, Any], timings:
 
 def result_data(ctx: JobContext) -> dict[str, Any]:
     """The result a finished context stands for: what the API, portal and webhooks show as `data`."""
+    reasons = list(dict.fromkeys(ctx.review_reasons))
     return {
         "kind": ctx.document.kind,
         "findings": [{**finding, "id": f"F{n}"} for n, finding in enumerate(ctx.findings, start=1)],
@@ -308,7 +311,9 @@ def result_data(ctx: JobContext) -> dict[str, Any]:
         "degraded": ctx.degraded,
         "stats": ctx.stats or {},
         "normalization": ctx.normalized.report.as_dict() if ctx.normalized is not None else None,
+        **({"gate": ctx.gate.as_dict()} if ctx.gate is not None else {}),
         **ctx.summary,
+        "routing": {"needs_review": bool(reasons), "reasons": reasons},
     }
 
 

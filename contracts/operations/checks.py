@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.checks import Tags, Warning, register
+
+from rules.safety.decision import Kind, kind_policy
 
 LLM_ENGINES = ("vllm", "llamacpp")
 
@@ -70,7 +72,9 @@ def _limit_warnings() -> list[Warning]:
     if not 0 < settings.SAFETY_BLOCK_THRESHOLD <= 1:
         warnings.append(Warning("SAFETY_BLOCK_THRESHOLD must be in (0, 1].", id="docgate.W007"))
     for kind, (review, block) in settings.SAFETY_POLICIES.items():
-        if not (0 <= review <= 1 and 0 <= block <= 1) or (kind != "ticket" and review > block):
+        try:
+            kind_policy(cast(Kind, kind), review, block)
+        except ValueError:
             warnings.append(
                 Warning(
                     f"SAFETY_{kind.upper()}_REVIEW_THRESHOLD/_BLOCK_THRESHOLD ({review}, {block}) must lie in [0, 1]"

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from contracts.cascade import LLMPlan
+from contracts.desks import Desk, desk_for
 from contracts.findings import Finding
-from contracts.gate import GateDecision
+from contracts.gate import GATE_REASONS, GateDecision, gate_review_reason
 from contracts.models import Document, Job
 from rules.normalize import NormalizedText
 
@@ -65,7 +66,7 @@ class JobContext:
     may_wait_for_llm: bool = False
     llm: LLMOutcome | None = None  # llm
     mandarin_rewrite: str | None = None  # llm, for Cantonese input
-    gate: GateDecision | None = None  # gate
+    gate: GateDecision | None = None  # gate (raised by the llm stage when the model answers the policy question)
     summary: dict[str, Any] = field(default_factory=dict)  # merge: gate, conflicts, response, routing
     review_reasons: list[str] = field(default_factory=list)
     degraded: bool = False
@@ -76,6 +77,19 @@ class JobContext:
         if self.normalized is None:
             raise RuntimeError("the normalize stage has not run")
         return self.normalized
+
+    @property
+    def desk(self) -> Desk:
+        """The desk of the document's kind: what its rules, cascade questions, merge and response are."""
+        return desk_for(self.document.kind)
+
+    def gate_set(self, decision: GateDecision) -> None:
+        """Record the input gate's decision, its review reason taking the place of an earlier one."""
+        self.gate = decision
+        reasons, reason = self.review_reasons, gate_review_reason(decision)
+        first = next((n for n, r in enumerate(reasons) if r in GATE_REASONS.values()), len(reasons))
+        later = [r for r in reasons[first:] if r not in GATE_REASONS.values()]
+        reasons[:] = [*reasons[:first], *([reason] if reason else []), *later]
 
     def decided_gate(self) -> GateDecision:
         """The gate stage's decision; asking for it earlier is a bug in the stage order."""

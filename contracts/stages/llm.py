@@ -1,34 +1,22 @@
 """The LLM stage: asks the model what the plan lists, adds grounded findings; on an outage the job waits for the
-model (`LLMWait`) while it may, then degrades to rules-only."""
+model (`LLMWait`) while it may, then degrades to rules-only. The one module of the pipeline that calls the model:
+the respond stage asks it for drafts through `model_draft` and `model_policy_answer` here."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
 
 from contracts.cascade import OFF
-from contracts.findings import llm_clause_findings, llm_ticket_finding
-from contracts.gate import gate_llm_raise
+from contracts.gate import PolicyAnswer, gate_llm_raise, policy_answer_ask
 from contracts.llm import llm_breaker_snapshot, llm_client
 from contracts.stages.base import JobContext, LLMOutcome, LLMWait
-from contracts.stages.gate import gate_reasons
 from inference.answers import LLMTaskResult
-from inference.chunking import Chunk
 from inference.client import LLMClient
-from inference.errors import LLMRequestError, LLMUnavailable
-from inference.questions import (
-    cantonese_rewrite,
-    clause_prompt_values,
-    clauses_extract,
-    shared_budget,
-    ticket_classify,
-    ticket_prompt_values,
-)
-from rules.normalize import NormalizedText
-from rules.tickets.taxonomy import load_taxonomy
+from inference.errors import LLMError, LLMRequestError, LLMUnavailable
+from inference.questions import cantonese_rewrite, response_draft, shared_budget
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +60,7 @@ class LLMStage:
                 outcome.tasks[result.task] = _task_provenance(result)
                 if result.invalid_outputs and not result.calls - result.invalid_outputs:
                     ctx.review_reasons.append("llm_invalid_output")
-            self._gate(ctx, budget)
+            self._gate(ctx, client, budget)
         except (LLMUnavailable, LLMRequestError) as exc:
             if ctx.may_wait_for_llm:
                 raise LLMWait(f"{type(exc).__name__}: {exc}"[:500]) from exc
@@ -90,35 +78,25 @@ class LLMStage:
         prompts: list[tuple[str, dict[str, str]]] = []
         if ctx.plan.question("gate") is not None:
             prompts.append(("safety_check", {}))
-        if (clauses := ctx.plan.question("clauses")) is not None:
-            prompts.append(("clause_extraction", clause_prompt_values(clauses.labels)))
-        if ctx.plan.question("ticket_category") is not None:
-            prompts.append(("ticket_classification", ticket_prompt_values(load_taxonomy())))
+        prompts.extend(ctx.desk.question_prompts(ctx.plan))
         return shared_budget(client, prompts) if len(prompts) > 1 else None
 
-    def _gate(self, ctx: JobContext, budget: int | None) -> None:
+    def _gate(self, ctx: JobContext, client: LLMClient, budget: int | None) -> None:
+        """Ask the policy question when planned; its answer can only raise the input gate's decision."""
         assert ctx.plan is not None
         if ctx.plan.question("gate") is None:
             return
-        decision = gate_llm_raise(ctx.decided_gate(), ctx.normalized_text().text, budget=budget)
-        if decision.llm_status == "unavailable":
+        answer = policy_answer_ask(client, ctx.normalized_text().text, budget)
+        if answer.status == "unavailable":
             raise LLMUnavailable("the safety policy question could not be asked")
-        gate_reasons(ctx, decision)
+        ctx.gate_set(gate_llm_raise(ctx.decided_gate(), answer))
 
     def _tasks(self, ctx: JobContext, client: LLMClient, budget: int | None) -> list[LLMTaskResult]:
         assert ctx.plan is not None
         normalized = ctx.normalized_text()
-        results: list[LLMTaskResult] = []
-        clauses = ctx.plan.question("clauses")
-        if clauses is not None:
-            wanted = evidence_chunks(normalized, clauses.spans) if clauses.spans else None
-            result = clauses_extract(client, normalized.text, clauses.labels, budget=budget, chunk_wanted=wanted)
-            results.append(result)
-            ctx.findings.extend(llm_clause_findings(normalized, result.findings, result.prompt_version))
-        if ctx.plan.question("ticket_category") is not None:
-            result = ticket_classify(client, normalized.text, load_taxonomy(), budget=budget)
-            results.append(result)
-            ctx.findings.extend(llm_ticket_finding(normalized, f, result.prompt_version) for f in result.findings)
+        answers = ctx.desk.questions_ask(ctx.plan, client, normalized, budget=budget)
+        results = [answer.result for answer in answers]
+        ctx.findings.extend(finding for answer in answers for finding in answer.findings)
         if ctx.plan.question("cantonese_rewrite") is not None:
             rewrite = cantonese_rewrite(client, normalized.text)
             results.append(rewrite)
@@ -126,11 +104,27 @@ class LLMStage:
         return results
 
 
-def evidence_chunks(normalized: NormalizedText, spans: Sequence[tuple[int, int]]) -> Callable[[Chunk], bool]:
-    """Accept the chunks (of the normalized text) that overlap one of `spans` (of the original text)."""
+def model_draft(ctx: JobContext) -> str | None:
+    """The model's draft of the outgoing text (a reply, a risk summary) from the merged findings; None when the
+    model gives none (the template answers instead). Recorded with the model's other tasks."""
+    try:
+        result = response_draft(
+            llm_client(), ctx.desk.kind, ctx.normalized_text().text, ctx.desk.draft_facts(ctx.findings)
+        )
+    except LLMError as exc:
+        logger.info("job %s: no model draft (%s); using the template", ctx.job.pk, exc)
+        return None
+    assert ctx.llm is not None, "a draft is asked for only when the model answered"
+    ctx.llm.tasks["response_draft"] = {
+        "prompt_version": result.prompt_version,
+        "calls": result.calls,
+        "llm_latency_ms": result.llm_latency_ms,
+        "invalid_outputs": result.invalid_outputs,
+    }
+    draft = (result.output_text or "").strip()
+    return draft or None
 
-    def wanted(chunk: Chunk) -> bool:
-        start, end = normalized.to_original(chunk.offset, chunk.end)
-        return any(s < end and start < e for s, e in spans)
 
-    return wanted
+def model_policy_answer(text: str) -> PolicyAnswer:
+    """The model's answer to the policy question about an outgoing text it drafted."""
+    return policy_answer_ask(llm_client(), text)

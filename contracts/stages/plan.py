@@ -31,10 +31,10 @@ class PlanStage:
         self.knobs = knobs
 
     def run(self, ctx: JobContext) -> None:
+        knobs = self.knobs or cascade_settings()
         ctx.plan = llm_plan(
-            kind=ctx.document.kind,
-            findings=ctx.findings,
+            desk_questions=ctx.desk.plan_questions(ctx.findings, knobs) if knobs.policy != OFF else [],
             gate=ctx.decided_gate(),
             cantonese=ctx.normalized_text().report.is_cantonese,
-            knobs=self.knobs or cascade_settings(),
+            knobs=knobs,
         )

@@ -306,7 +306,7 @@ def _report(
     for item in scored:
         decision = _decide(item, policies, review, block)
         lexicon, _ = gate_decide_rules(
-            item.assessment, review_threshold=review, block_threshold=block, is_ticket=item.kind == "ticket"
+            item.assessment, review_threshold=review, block_threshold=block, is_ticket=policies[item.kind].complaint
         )
         decisions[decision] += 1
         overall.add(item.unsafe, decision)

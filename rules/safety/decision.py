@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rules.entities.model import Entity
 from rules.pii import pii_spans
@@ -178,6 +178,9 @@ class GatePolicy:
     # threats, self-harm and privacy probing: the model learned prejudice and abuse from social-media comments,
     # a register an angry formal complaint resembles; explicit slurs and insults are the lexicon's to find.
     categories: frozenset[str] | None = None
+    # The input is a citizen's ticket: the lexicon reads it as a complaint, in which harm is described, not asked
+    # for (`gate_decide_rules(is_ticket=True)`).
+    complaint: bool = False
 
     def __post_init__(self) -> None:
         if not (0.0 <= self.review <= 1.0 and 0.0 <= self.block <= 1.0):
@@ -198,11 +201,16 @@ class GatePolicy:
 TICKET_MODEL_CATEGORIES = TICKET_BLOCKABLE | {"self_harm", "pii_leak"}
 
 
+# What each kind's input is, beyond its thresholds: a ticket is a citizen's complaint, blocked only when the lexicon
+# and the model agree, and judged by the model's request, threat, self-harm and privacy categories only.
+KIND_TRAITS: Mapping[str, Mapping[str, Any]] = {
+    "ticket": {"require_agreement": True, "categories": TICKET_MODEL_CATEGORIES, "complaint": True},
+}
+
+
 def kind_policy(kind: Kind, review: float, block: float) -> GatePolicy:
     """The policy of a document kind at the given model thresholds (tickets: agreement, restricted categories)."""
-    if kind == "ticket":
-        return GatePolicy(review, block, require_agreement=True, categories=TICKET_MODEL_CATEGORIES)
-    return GatePolicy(review, block)
+    return GatePolicy(review, block, **KIND_TRAITS.get(kind, {}))
 
 
 DEFAULT_POLICIES: Mapping[Kind, GatePolicy] = {
@@ -235,7 +243,7 @@ def gate_decide_text(
         assessment,
         review_threshold=review_threshold,
         block_threshold=block_threshold,
-        is_ticket=kind == "ticket",
+        is_ticket=policy.complaint,
         leaks=leaks,
     )
     reasons_out = [f"lexicon: {reason}" for reason in reasons]

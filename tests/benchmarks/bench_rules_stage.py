@@ -14,7 +14,8 @@ import json
 import sys
 from typing import Any
 
-from contracts.findings import Finding, clause_finding, entity_finding, risk_finding, span_original
+from contracts.findings import Finding, entity_finding, span_original
+from contracts.legal.findings import clause_finding, risk_finding
 from rules.clauses import ClauseFinding, clause_groups, clause_matches, risk_checks
 from rules.entities import ENTITY_PACK, Entity, entity_groups, extract_entities
 from rules.evaluation.common import jsonl_rows

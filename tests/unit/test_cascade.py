@@ -8,6 +8,7 @@ from typing import Any, cast
 import pytest
 
 from contracts.cascade import CascadeSettings, llm_plan
+from contracts.desks import desk_for
 from contracts.findings import Finding
 from contracts.gate import GateDecision
 
@@ -28,7 +29,9 @@ def clause(label: str, status: str = "stipulated", confidence: float = 0.95, **e
 
 def plan_for(findings: list[dict[str, Any]], gate: GateDecision = SAFE, kind: str = "contract", **knobs: Any) -> Any:
     typed = cast(list[Finding], findings)  # plain dicts with a finding's keys
-    return llm_plan(kind=kind, findings=typed, gate=gate, cantonese=False, knobs=replace(KNOBS, **knobs))
+    settings = replace(KNOBS, **knobs)
+    questions = desk_for(kind).plan_questions(typed, settings)
+    return llm_plan(desk_questions=questions, gate=gate, cantonese=False, knobs=settings)
 
 
 def asked(plan: Any) -> dict[str, tuple[str, ...]]:
@@ -115,7 +118,7 @@ def test_doubted_clause_types_carry_where_their_rule_evidence_lies() -> None:
 
 
 def test_only_the_chunks_holding_the_evidence_are_read_in_original_offsets() -> None:
-    from contracts.stages.llm import evidence_chunks
+    from contracts.legal.desk import evidence_chunks
     from inference.chunking import Chunk
     from rules.normalize import normalize
 

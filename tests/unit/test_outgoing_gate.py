@@ -6,7 +6,8 @@ import pytest
 
 from contracts.findings import Finding
 from contracts.gate import gate_decide
-from contracts.stages.merge import contract_summary_template, ticket_reply_template
+from contracts.hotline.desk import ticket_reply_template
+from contracts.legal.desk import contract_summary_template
 from rules.tickets.pack import load_pack
 
 
@@ -50,6 +51,6 @@ def _summaries() -> list[str]:
 
 @pytest.mark.parametrize("text", [*_replies(), *_summaries()])
 def test_a_template_answer_is_allowed_out(text: str, settings: object) -> None:
-    decision = gate_decide(text=text, kind="outgoing", use_llm=False)
+    decision = gate_decide(text=text, kind="outgoing")
     assert decision.decision == "allow", decision.reasons
     assert decision.model_version is not None

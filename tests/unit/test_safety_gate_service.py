@@ -42,9 +42,9 @@ def test_an_organisation_trains_its_own_model_and_its_documents_use_it(
     model = gate.safety_model_for("acme")
     assert model.version == published["model_version"]
     assert model.metadata["sources"]["organisation-safe"]["rows"] == {"safe": 2}
-    ticket = gate.gate_decide(text="楼上漏水请物业处理", kind="ticket", organisation="acme", use_llm=False)
+    ticket = gate.gate_decide(text="楼上漏水请物业处理", kind="ticket", organisation="acme")
     assert ticket.model_version == published["model_version"]
-    other = gate.gate_decide(text="楼上漏水请物业处理", kind="ticket", organisation="globex", use_llm=False)
+    other = gate.gate_decide(text="楼上漏水请物业处理", kind="ticket", organisation="globex")
     assert other.model_version == load_safety_model().version
 
 
@@ -61,7 +61,7 @@ def test_without_a_usable_model_nothing_passes_unseen_and_readyz_says_so(
     shutil.copytree(SHIPPED_DIR, broken)
     (broken / "weights.npz").write_bytes(b"truncated")
     monkeypatch.setattr(model_module, "SHIPPED_DIR", broken)
-    decision = gate.gate_decide(text="请问怎么办理居住证", kind="ticket", use_llm=False)
+    decision = gate.gate_decide(text="请问怎么办理居住证", kind="ticket")
     assert decision.decision == "review"
     assert "safety model unavailable: a person decides" in decision.reasons
     assert decision.model_version is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -93,6 +94,10 @@ def test_the_import_layers_hold() -> None:
         ("rules/violation.py", "import django\n", "rules imports no Django"),
         ("inference/violation.py", "from rules import term_search\n", "config above frontend above contracts"),
         ("contracts/stages/violation.py", "from contracts import pipeline\n", "no import cycles"),
+        ("contracts/hotline/violation.py", "from contracts.legal import desk\n", "the two desks"),
+        ("contracts/legal/violation.py", "import contracts.hotline.findings\n", "the two desks"),
+        ("contracts/stages/violation.py", "from contracts.legal.desk import LegalDesk\n", "imports no desk"),
+        ("contracts/review/violation.py", "from contracts.hotline import desk\n", "imports no desk"),
     ],
 )
 def test_a_forbidden_import_fails_the_linter(repo_copy: Path, module: str, source: str, contract: str) -> None:
@@ -104,3 +109,27 @@ def test_a_forbidden_import_fails_the_linter(repo_copy: Path, module: str, sourc
         path.unlink()
     assert result.returncode != 0, result.stdout
     assert "BROKEN" in result.stdout and contract in " ".join(result.stdout.split()), result.stdout
+
+
+# A comparison of a document kind with one of its names: `kind == "ticket"`, `"contract" != document.kind`.
+KIND_COMPARISON = re.compile(
+    r"""kind\s*[!=]=\s*["'](?:ticket|contract)["']|["'](?:ticket|contract)["']\s*[!=]=\s*\S*kind"""
+)
+DESK_PLACES = ("contracts/hotline/", "contracts/legal/", "contracts/desks.py")
+
+
+def test_no_document_kind_is_compared_outside_the_desks_and_their_registry() -> None:
+    """The shared pipeline asks the document's desk (`contracts.desks.desk_for`) and branches on no kind itself."""
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in _modules()
+        if not str(path.relative_to(ROOT)).startswith(DESK_PLACES)
+        for n, line in enumerate(path.read_text().splitlines(), start=1)
+        if KIND_COMPARISON.search(line)
+    ]
+    assert not found, f"document kinds compared outside the desks: {found}"
+
+
+@pytest.mark.parametrize("line", ['if ctx.document.kind == "ticket":', "x = 'contract' != doc.kind", 'kind!="ticket"'])
+def test_the_kind_comparison_check_sees_a_comparison(line: str) -> None:
+    assert KIND_COMPARISON.search(line)

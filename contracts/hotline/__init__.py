@@ -1,0 +1,1 @@
+"""The hotline desk: citizen tickets, for dispatchers (category, routing, urgency, the reply)."""

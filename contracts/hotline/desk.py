@@ -1,0 +1,120 @@
+"""The hotline desk's handler: what a ticket's rules run, what the cascade asks about it, its reply."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from django.conf import settings
+
+from contracts.cascade import CascadeSettings, LLMPlan, Question
+from contracts.desks import ModelAnswer, RuleOutput
+from contracts.findings import Finding
+from contracts.hotline.findings import llm_ticket_finding, ticket_findings
+from contracts.learned.tickets import classifier_current
+from inference.client import LLMClient
+from inference.questions import ticket_classify, ticket_prompt_values
+from rules.normalize import NormalizedText
+from rules.tickets.combine import classify_ticket
+from rules.tickets.taxonomy import load_taxonomy
+from rules.tickets.urgency import urgency_cues
+
+
+def ticket_reply_template(category: Finding | None, urgent: bool) -> str:
+    """The deterministic reply used when no model draft is available (or the draft failed the gate)."""
+    if not category or not category.get("label"):
+        return "您好！您反映的问题已收悉，我们将尽快核实并转交相关部门办理，办理结果将及时答复您。"
+    department = category.get("department") or "相关部门"
+    note = "，并已标记为紧急件优先处理" if urgent else ""
+    return (
+        f"您好！您反映的问题已收悉，已按“{category['label']}”类转交{department}办理{note}，"
+        "办理结果将及时答复您。感谢您的监督与支持。"
+    )
+
+
+def rule_category(findings: list[Finding]) -> Finding | None:
+    """The rules' (or the organisation's classifier's) category finding, if any."""
+    return next((f for f in findings if f["kind"] == "ticket_category" and f["source"] == "rule"), None)
+
+
+def rule_urgency(findings: list[Finding]) -> str | None:
+    """The rules' urgency level, if any."""
+    return next((f["label"] for f in findings if f["kind"] == "urgency" and f["source"] == "rule"), None)
+
+
+class HotlineDesk:
+    """Tickets: a category with its routing department and urgency cues; the model is asked about an uncertain
+    category; the suggested response is a reply to the citizen."""
+
+    kind: Literal["ticket"] = "ticket"
+    conflict_kinds: Mapping[str, bool] = {"ticket_category": True}
+
+    def rule_findings(self, normalized: NormalizedText, *, organisation: str) -> RuleOutput:
+        classifier = classifier_current(organisation) if organisation else None  # no organisation: rules alone
+        classification = classify_ticket(normalized.text, classifier)
+        urgency = urgency_cues(normalized.text)
+        packs = {"tickets": classification.pack_version, "tickets_urgency": urgency.pack_version}
+        return RuleOutput(ticket_findings(normalized, classification, urgency), packs)
+
+    def plan_questions(self, findings: list[Finding], knobs: CascadeSettings) -> list[tuple[Question, bool]]:
+        category = next((f for f in findings if f["kind"] == "ticket_category" and f.get("source") == "rule"), None)
+        confidence = float(category.get("confidence") or 0.0) if category and category.get("label") else 0.0
+        if knobs.policy == "always":
+            return [(Question("ticket_category", "policy always"), True)]
+        if confidence < knobs.category_confidence:
+            reason = f"rule confidence {confidence:.2f} < {knobs.category_confidence}"
+            return [(Question("ticket_category", reason), True)]
+        return [(Question("ticket_category", f"skipped: rule confidence {confidence:.2f}"), False)]
+
+    def question_prompts(self, plan: LLMPlan) -> list[tuple[str, dict[str, str]]]:
+        if plan.question("ticket_category") is None:
+            return []
+        return [("ticket_classification", ticket_prompt_values(load_taxonomy()))]
+
+    def questions_ask(
+        self, plan: LLMPlan, client: LLMClient, normalized: NormalizedText, *, budget: int | None
+    ) -> list[ModelAnswer]:
+        if plan.question("ticket_category") is None:
+            return []
+        result = ticket_classify(client, normalized.text, load_taxonomy(), budget=budget)
+        found = [llm_ticket_finding(normalized, f, result.prompt_version) for f in result.findings]
+        return [ModelAnswer(result, found)]
+
+    def asked(self, plan: LLMPlan | None) -> Callable[[str, str], bool]:
+        category = plan is None or plan.question("ticket_category") is not None
+        return lambda kind, label: category
+
+    def confidence(self, findings: list[Finding]) -> dict[str, float]:
+        category = rule_category(findings)
+        if category is None or not category.get("label"):
+            return {"category": 0.0}
+        value = float(category.get("confidence") or 0.0)
+        if category.get("provenance") == "both":
+            value = 1 - (1 - value) * 0.5  # two independent layers agreeing halve the doubt
+        return {"category": round(value, 4)}
+
+    def review_reasons(self, confidence: Mapping[str, float]) -> list[str]:
+        return ["low_confidence"] if confidence.get("category", 0.0) < settings.DOCGATE_MIN_CONFIDENCE else []
+
+    def response_template(self, findings: list[Finding]) -> str:
+        return ticket_reply_template(rule_category(findings), rule_urgency(findings) == "urgent")
+
+    def response_fields(self, findings: list[Finding]) -> dict[str, Any]:
+        category = rule_category(findings)
+        return {
+            "category": category.get("label") if category else None,
+            "level2": category.get("level2") if category else None,
+            "department": category.get("department") if category else None,
+            "urgency": rule_urgency(findings),
+        }
+
+    def draft_facts(self, findings: list[Finding]) -> str:
+        lines = []
+        for finding in findings:
+            if finding["kind"] == "ticket_category":
+                lines.append(
+                    f"分类: {finding.get('label')} / {finding.get('level2') or ''} → {finding.get('department')}"
+                )
+            elif finding["kind"] == "urgency":
+                lines.append(f"紧急程度: {finding.get('label')}")
+        return "\n".join(dict.fromkeys(lines)) or "无"

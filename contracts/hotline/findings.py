@@ -1,0 +1,60 @@
+"""The hotline desk's findings: the ticket's category with its routing, its urgency, and the model's category."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, cast
+
+from contracts.findings import Finding, span_original
+from inference.answers import LLMFinding
+from rules.normalize import NormalizedText
+from rules.tickets.combine import TicketClassification
+from rules.tickets.urgency import Urgency
+
+
+def ticket_findings(
+    normalized: NormalizedText, classification: TicketClassification, urgency: Urgency
+) -> list[Finding]:
+    """The ticket's category with routing, and its urgency cues."""
+    category: Finding = {
+        "kind": "ticket_category",
+        "label": classification.label,
+        "level2": classification.level2,
+        "level3": classification.level3,
+        "department": classification.department,
+        "confidence": classification.confidence,
+        "decided_by": classification.source,
+        "agreement": classification.agreement,
+        "rules_label": classification.rules_label,
+        "classifier_label": classification.classifier_label,
+        "model_version": classification.model_version,
+        "rule_ids": list(classification.rule_ids),
+        "pack_version": classification.pack_version,
+        "evidence": [
+            {"term": hit.term, "rule_id": hit.rule_id, "span": span_original(normalized, hit.start, hit.end)}
+            for hit in classification.evidence
+        ],
+        "source": "rule",
+    }
+    urgency_finding: Finding = {
+        "kind": "urgency",
+        "label": urgency.level,
+        "pack_version": urgency.pack_version,
+        "cues": [{**asdict(cue), "span": span_original(normalized, cue.start, cue.end)} for cue in urgency.cues],
+        "source": "rule",
+    }
+    return [category, urgency_finding]
+
+
+def llm_ticket_finding(normalized: NormalizedText, finding: LLMFinding, prompt_version: str) -> Finding:
+    """The model's ticket category (with its taxonomy path and department) or urgency."""
+    out: dict[str, Any] = {
+        "kind": "ticket_category" if finding.kind == "category" else "urgency",
+        "label": finding.label,
+        **dict(finding.attributes),
+        "span": span_original(normalized, finding.start, finding.end),
+        "evidence": finding.quote,
+        "source": "llm",
+        "prompt_version": prompt_version,
+    }
+    return cast(Finding, out)  # the attributes are a Finding's taxonomy keys (level2, level3, department)

@@ -1,0 +1,83 @@
+"""The legal desk's findings: one per clause type, the statutory risk flags, and the model's grounded clauses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from contracts.findings import Finding, span_original
+from inference.answers import LLMFinding
+from rules.clauses import ClauseGroup, RiskFlag
+from rules.normalize import NormalizedText
+
+
+def clause_finding(normalized: NormalizedText, group: ClauseGroup) -> Finding:
+    """One clause type: the primary finding's spans and evidence, status, confidence, rules, model score and
+    every other occurrence (original spans; `normalized_span` is the primary's span in the normalized text)."""
+    primary = group.primary
+    return {
+        "kind": "clause",
+        "label": group.label,
+        "cuad": group.cuad,
+        "rule_id": primary.rule_id,
+        "rule_ids": list(group.rule_ids),
+        "pack_version": primary.pack_version,
+        "span": span_original(normalized, primary.start, primary.end),
+        "match_span": span_original(normalized, primary.match_start, primary.match_end),
+        "normalized_span": [primary.start, primary.end],
+        "confidence": group.confidence,
+        "model_score": group.model_score,
+        "status": group.status,
+        "evidence": primary.evidence,
+        "matched": primary.matched,
+        "occurrences": [
+            {
+                "span": span_original(normalized, other.start, other.end),
+                "match_span": span_original(normalized, other.match_start, other.match_end),
+                "status": other.status,
+                "rule_id": other.rule_id,
+                "confidence": other.confidence,
+                "matched": other.matched,
+            }
+            for other in group.others
+        ],
+        "source": "rule",
+    }
+
+
+def risk_finding(normalized: NormalizedText, flag: RiskFlag) -> Finding:
+    """A statutory risk flag with its legal basis and evidence spans."""
+    return {
+        "kind": "risk",
+        "label": flag.code,
+        "severity": flag.severity,
+        "message": flag.message,
+        "basis": flag.basis,
+        "spans": [span_original(normalized, s, e) for s, e in flag.evidence],
+        "source": "rule",
+    }
+
+
+def llm_clause_findings(normalized: NormalizedText, found: Sequence[LLMFinding], prompt_version: str) -> list[Finding]:
+    """The clauses the model found, one per clause type: its first quote grounds it, later ones are occurrences."""
+    by_label: dict[str, list[LLMFinding]] = {}
+    for finding in found:
+        by_label.setdefault(finding.label, []).append(finding)
+    out: list[Finding] = []
+    for label, quotes in by_label.items():
+        first, *rest = sorted(quotes, key=lambda f: (f.start, f.end))
+        out.append(
+            {
+                "kind": "clause",
+                "label": label,
+                "span": span_original(normalized, first.start, first.end),
+                "normalized_span": [first.start, first.end],
+                "evidence": first.quote,
+                "status": "stipulated",
+                "occurrences": [
+                    {"span": span_original(normalized, f.start, f.end), "status": "stipulated"} for f in rest
+                ],
+                "source": "llm",
+                "prompt_version": prompt_version,
+            }
+        )
+    return out
