@@ -292,6 +292,8 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "DocGate API",
     "DESCRIPTION": "Submit Chinese contracts and citizen tickets; poll jobs; read reviewed results.",
     "VERSION": "1.0.0",
+    # 3.1: the result's types come from pydantic's JSON Schema (nullable as `anyOf [..., {"type": "null"}]`).
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -307,8 +309,10 @@ SPECTACULAR_SETTINGS = {
         "DeliveryStateEnum": "contracts.models.DeliveryState",
         "DocumentKindEnum": "contracts.models.DocumentKind",
         "DocumentSourceEnum": "contracts.models.DocumentSource",
-        "FindingKindEnum": "contracts.api.result_schema.FINDING_KINDS",
-        "FindingSourceEnum": "contracts.api.result_schema.FINDING_SOURCES",
+        "GateDecisionEnum": "contracts.result_data.GATE_DECISIONS",
+        "FindingKindEnum": "contracts.findings.FINDING_KINDS",
+        "FindingSourceEnum": "contracts.findings.FINDING_SOURCES",
+        "ReviewDecisionEnum": "contracts.models.ReviewDecision",
     },
 }
 

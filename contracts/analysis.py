@@ -31,7 +31,8 @@ def document_analyze(
 ) -> dict[str, Any]:
     """Read `raw` as intake would (same checks and extraction) and run every stage on it; return the result data
     (see `document_context`)."""
-    return result_data(document_context(raw, name=name, kind=kind, llm=llm, organisation_slug=organisation_slug))
+    context = document_context(raw, name=name, kind=kind, llm=llm, organisation_slug=organisation_slug)
+    return result_data(context).as_json()
 
 
 def document_context(raw: bytes, *, name: str, kind: str, llm: bool = False, organisation_slug: str = "") -> JobContext:

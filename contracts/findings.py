@@ -6,19 +6,30 @@ and the API read these keys. Spans point into the original text the user sent.
 
 from __future__ import annotations
 
-from typing import Any, Required, TypedDict
+from typing import Any, Literal, Required, get_args
+
+from pydantic import ConfigDict, with_config
+from typing_extensions import TypedDict
 
 from rules.entities import ENTITY_PACK, EntityGroup
 from rules.normalize import NormalizedText
 
+FindingKind = Literal["clause", "risk", "entity", "ticket_category", "urgency"]
+FindingSource = Literal["rule", "llm"]
+# Choice sets named in the OpenAPI schema (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
+FINDING_KINDS, FINDING_SOURCES = get_args(FindingKind), get_args(FindingSource)
 
+
+# Typed for pydantic too (`contracts.result_data`), which needs typing_extensions' TypedDict before Python 3.12;
+# keys a layer adds that are not named here are kept, not dropped.
+@with_config(ConfigDict(extra="allow"))
 class Finding(TypedDict, total=False):
     """One finding of a result. `kind`: clause | risk | entity | ticket_category | urgency; `source`: rule | llm."""
 
     id: str  # F1, F2 ... once the result is stored
-    kind: Required[str]
+    kind: Required[FindingKind]
     label: str | None
-    source: Required[str]
+    source: Required[FindingSource]
     span: list[int]
     spans: list[list[int]]  # risk: every piece of evidence
     match_span: list[int]

@@ -25,6 +25,7 @@ from contracts.leases import lease_renewed
 from contracts.llm import llm_client
 from contracts.models import Job, JobPhase, JobState, Result
 from contracts.refusals import Refused
+from contracts.result_data import ResultData
 from contracts.result_versions import result_gate_decision, result_write
 from contracts.review.workflow import review_task_open
 from contracts.stages.base import JobContext, LLMWait, Stage
@@ -301,20 +302,22 @@ def job_fail(job_id: JobId, attempt: int | None, error: dict[str, Any], timings:
             webhook_event_failed(job=job)
 
 
-def result_data(ctx: JobContext) -> dict[str, Any]:
+def result_data(ctx: JobContext) -> ResultData:
     """The result a finished context stands for: what the API, portal and webhooks show as `data`."""
     reasons = list(dict.fromkeys(ctx.review_reasons))
-    return {
-        "kind": ctx.document.kind,
-        "findings": [{**finding, "id": f"F{n}"} for n, finding in enumerate(ctx.findings, start=1)],
-        "review_reasons": ctx.review_reasons,
-        "degraded": ctx.degraded,
-        "stats": ctx.stats or {},
-        "normalization": ctx.normalized.report.as_dict() if ctx.normalized is not None else None,
-        **({"gate": ctx.gate.as_dict()} if ctx.gate is not None else {}),
-        **ctx.summary,
-        "routing": {"needs_review": bool(reasons), "reasons": reasons},
-    }
+    return ResultData.model_validate(
+        {
+            "kind": ctx.document.kind,
+            "findings": [{**finding, "id": f"F{n}"} for n, finding in enumerate(ctx.findings, start=1)],
+            "review_reasons": ctx.review_reasons,
+            "degraded": ctx.degraded,
+            "stats": ctx.stats or {},
+            "normalization": ctx.normalized.report.as_dict() if ctx.normalized is not None else None,
+            **({"gate": ctx.gate.as_dict()} if ctx.gate is not None else {}),
+            **ctx.summary,
+            "routing": {"needs_review": bool(reasons), "reasons": reasons},
+        }
+    )
 
 
 def _result_store(ctx: JobContext, timings: dict[str, Any], *, final: bool) -> Result:

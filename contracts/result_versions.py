@@ -1,4 +1,5 @@
-"""Result versions: every writer (the pipeline, a review) stores a document's next version through here."""
+"""Result versions: every writer (the pipeline, a review) stores a document's next version through here, from
+the typed `ResultData`."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from django.db.models import Max
 
 from contracts.models import Result
+from contracts.result_data import ResultData
 
 
 def result_write(
@@ -15,7 +17,7 @@ def result_write(
     organisation_id: int,
     document_id: uuid.UUID,
     job_id: uuid.UUID,
-    data: dict[str, Any],
+    data: ResultData,
     provenance: dict[str, Any],
     created_by: Any = None,
     final: bool = True,
@@ -31,13 +33,13 @@ def result_write(
         job_id=job_id,
         version=latest + 1,
         final=final,
-        data=data,
+        data=data.as_json(),
         provenance=provenance,
         gate_decision=gate_decision,
         created_by=created_by,
     )
 
 
-def result_gate_decision(data: dict[str, Any]) -> str:
+def result_gate_decision(data: ResultData) -> str:
     """The gate's decision a result's data records (`unknown` where it records none), as /metrics labels it."""
-    return str((data.get("gate") or {}).get("decision") or "unknown")[:16]
+    return data.gate.decision if data.gate is not None else "unknown"

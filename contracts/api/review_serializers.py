@@ -8,7 +8,7 @@ from django.db.models import Q
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from contracts.api.result_schema import FindingSerializer
+from contracts.api.result_schema import FindingsField
 from contracts.models import AuditEvent, FindingDecision, ReviewDecision, ReviewState, ReviewTask
 from contracts.review.workflow import MAX_RESPONSE_CHARS
 
@@ -77,8 +77,8 @@ class ReviewResultSerializer(serializers.Serializer):
     """The latest result version under review: its findings, those a reviewer rejected, and the draft reply."""
 
     version = serializers.IntegerField()
-    findings = FindingSerializer(many=True)
-    rejected_findings = FindingSerializer(many=True)
+    findings = FindingsField()
+    rejected_findings = FindingsField()
     review_reasons = serializers.ListField(child=serializers.CharField())
     suggested_response = serializers.CharField(allow_null=True)
 

@@ -26,6 +26,8 @@ from contracts.models import (
     RowId,
 )
 from contracts.refusals import Refused
+from contracts.result_data import ResultData
+from contracts.result_versions import result_write
 from contracts.review.reviewed_data import review_result_data
 from contracts.webhooks.delivery import webhook_event_final
 
@@ -325,13 +327,12 @@ def review_task_finalize(*, task_id: RowId, user: Any, organisation: Organisatio
             raise ReviewError("no_result", "The document has no result to review.", 409)
         now = timezone.now()
         decisions = {decision.finding_id: decision for decision in task.decisions.all()}
-        result = Result.objects.create(
-            organisation=organisation,
+        result = result_write(
+            organisation_id=organisation.pk,
             document_id=task.document_id,
             job_id=task.job_id,
-            version=latest.version + 1,
             data=review_result_data(
-                base=latest.data or {},
+                base=ResultData.stored(latest.data or {}),
                 decisions=decisions,
                 response_text=task.response_text,
                 reviewer=user.get_username(),

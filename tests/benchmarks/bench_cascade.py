@@ -81,7 +81,7 @@ def _run_policy(policy: str, contracts: list[dict[str, Any]], tickets: list[dict
             started = time.perf_counter()
             ctx = document_context(str(row["text"]).encode("utf-8"), name="doc.txt", kind=kind, llm=True)
             wall.append(time.perf_counter() - started)
-            data = result_data(ctx)
+            data = result_data(ctx).as_json()
             after = client.stats()
             prompt.append(after.prompt_tokens - before.prompt_tokens)
             completion.append(after.completion_tokens - before.completion_tokens)
