@@ -18,13 +18,12 @@ from inference.client import RETRY_NOTE, LLMClient
 from inference.config import LLMConfig
 from inference.errors import LLMUnavailable
 from inference.grounding import ground
-from inference.local_server import LocalLLMServer
 from inference.prompts import prompt_render
 from inference.questions import cantonese_rewrite, clauses_extract, document_budget, response_draft, ticket_classify
 from inference.schemas import clause_extraction_model
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
-from tests.llm_server import local_llm_server
+from tests.llm_server import LocalLLMServer, local_llm_server
 
 pytestmark = pytest.mark.llm
 CONTEXT = 2048

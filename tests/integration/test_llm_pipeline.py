@@ -13,8 +13,8 @@ import pytest
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobPhase, JobState, Result
 from contracts.pipeline import job_run
-from inference.local_server import LocalLLMServer
 from tests.inference.fake_server import Recorded, Scripted, ScriptedServer, completion, scripted_server
+from tests.llm_server import LocalLLMServer
 
 pytestmark = pytest.mark.django_db
 
