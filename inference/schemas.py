@@ -12,7 +12,6 @@ EVIDENCE_MAX_CHARS = 200
 MAX_FINDINGS_PER_CHUNK = 8
 NAME_MAX_CHARS = 30
 Urgency = Literal["normal", "high", "urgent"]
-URGENCY_LEVELS: tuple[str, ...] = ("normal", "high", "urgent")
 
 
 class TicketTaxonomy(Protocol):

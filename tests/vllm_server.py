@@ -22,7 +22,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from inference.local_server import MODEL_ALIAS, REPO_ROOT, free_port
+from inference.local_server import MODEL_ALIAS, REPO_ROOT
+from tests.load.run_load import free_port
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 VLLM_VENV = Path(os.environ.get("DOCGATE_VLLM_VENV") or REPO_ROOT / ".venv-vllm")

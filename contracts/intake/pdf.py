@@ -92,8 +92,3 @@ def pdf_pages(data: bytes, limits: ExtractionLimits) -> list[PdfPage]:
 def pdf_page_texts(data: bytes, limits: ExtractionLimits) -> list[str]:
     """The text of every page (`pdf_pages`)."""
     return [page.text for page in pdf_pages(data, limits)]
-
-
-def pdf_text(data: bytes, limits: ExtractionLimits) -> str:
-    """The text layer of a PDF, pages joined by a newline (`pdf_pages`)."""
-    return "\n".join(pdf_page_texts(data, limits))

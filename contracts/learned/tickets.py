@@ -7,18 +7,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contracts.learned.store import model_current_dir, model_publish, model_root
+from contracts.learned.store import model_current_dir, model_publish
 
 if TYPE_CHECKING:
     from rules.tickets.classifier import TicketClassifier
 
 logger = logging.getLogger(__name__)
 NAME = "tickets"
-
-
-def classifier_root(organisation_slug: str) -> Path:
-    """Return the folder holding an organisation's classifier versions (outside the code)."""
-    return model_root(organisation_slug, NAME)
 
 
 def classifier_publish(organisation_slug: str, classifier: TicketClassifier) -> Path:

@@ -70,14 +70,6 @@ def blank_run(text: str) -> bool:
     return _BLANK_RUN.search(text) is not None
 
 
-def marker_level(line: str) -> int | None:
-    """Return the nesting level of the article marker opening line, or None for running text."""
-    match = ARTICLE_MARK.match(line)
-    if match is None or match.lastgroup is None:
-        return None
-    return int(match.lastgroup[1:])
-
-
 @dataclass(frozen=True)
 class Heading:
     """An article heading title (第七条 验收方法 → 验收方法), the article it opens and whether it is a slot."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,8 +95,3 @@ def jsonl_rows(path: str | Path) -> Iterator[dict[str, Any]]:
             if not isinstance(row, dict):
                 raise ValueError(f"{path}:{number}: expected a JSON object")
             yield row
-
-
-def rows_list(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Materialise rows (helper for evaluators that need two passes)."""
-    return list(rows)

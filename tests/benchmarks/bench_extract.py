@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from contracts.intake.extraction import ExtractionLimits
-from contracts.intake.pdf import pdf_text
+from contracts.intake.pdf import pdf_page_texts
 from rules.evaluation.common import jsonl_rows
 from tests.files import EMBEDDED_CJK_FONT, cjk_pdf_bytes
 from tests.shared_data import shared_file
@@ -50,14 +50,14 @@ def _best(function: Any, data: bytes, repeat: int) -> float:
 def _measure(pages: int, embedded_font: str | None) -> dict[str, Any]:
     drawn = _pages(pages)
     data = cjk_pdf_bytes(drawn, embedded_font)
-    ours, theirs = pdf_text(data, LIMITS), pypdf_text(data)
+    ours, theirs = "\n".join(pdf_page_texts(data, LIMITS)), pypdf_text(data)
     # Characters the font has no glyph for (a ☐, private-use code points in a few public texts) cannot come back.
     expected = "".join("".join(line.split()) for lines in drawn for line in lines)
     read = "".join(ours.split())
     if len(read) < 0.995 * len(expected) or read[:200] != expected[:200]:
         raise AssertionError(f"PDFium misread the {pages}-page PDF")
     repeat = 5 if pages < 200 else 2
-    pdfium_s, pypdf_s = _best(lambda d: pdf_text(d, LIMITS), data, repeat), _best(pypdf_text, data, repeat)
+    pdfium_s, pypdf_s = _best(lambda d: pdf_page_texts(d, LIMITS), data, repeat), _best(pypdf_text, data, repeat)
     return {
         "pages": pages,
         "bytes": len(data),

@@ -10,8 +10,8 @@ import pytest
 
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import Job, JobState, Result
-from inference.local_server import LocalLLMServer
 from tests.faults.helpers import celery_beat, fault_worker_env, log_tail, redis_restart_losing_data
+from tests.llm_server import LocalLLMServer
 from tests.workers import celery_worker, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

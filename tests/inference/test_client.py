@@ -14,10 +14,10 @@ from pydantic import BaseModel
 from inference.client import RETRY_NOTE, LLMClient
 from inference.config import Engine, LLMConfig
 from inference.errors import LLMInvalidOutput, LLMRequestError, LLMUnavailable
-from inference.local_server import free_port
 from inference.payloads import schema_for_llamacpp
 from inference.schemas import clause_extraction_model
 from tests.inference.fake_server import Scripted, ScriptedServer, completion, scripted_server
+from tests.load.run_load import free_port
 
 USER = [{"role": "user", "content": "分析这份合同。"}]
 LABELS = ("保密", "违约金/违约责任")

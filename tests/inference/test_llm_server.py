@@ -5,24 +5,25 @@ so nothing here asserts that its answers are right."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
+from unittest import mock
 
 import httpx
 import pytest
 
-from inference.answers import LLMFinding, TaskRun
+from inference.answers import LLMFinding, LLMTaskResult, TaskRun
 from inference.chunking import TEMPLATE_MARGIN_TOKENS, text_chunks
 from inference.client import RETRY_NOTE, LLMClient
 from inference.config import LLMConfig
 from inference.errors import LLMUnavailable
-from inference.local_server import LocalLLMServer
+from inference.grounding import ground
 from inference.prompts import prompt_render
 from inference.questions import cantonese_rewrite, clauses_extract, document_budget, response_draft, ticket_classify
 from inference.schemas import clause_extraction_model
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
-from tests.llm_server import local_llm_server
+from tests.llm_server import LocalLLMServer, local_llm_server
 
 pytestmark = pytest.mark.llm
 CONTEXT = 2048
@@ -32,6 +33,7 @@ CONTRACT = (
     "第二条 违约责任\n任何一方违约的，应向守约方支付合同总额百分之二十的违约金。\n"
     "第三条 争议解决\n因本合同引起的争议，提交甲方所在地人民法院诉讼解决。\n"
 )
+CANTONESE = "佢哋喺度搞咗好耐，點解仲未整好？"
 TICKET = "我家小区楼下的路灯坏了一个多月了，晚上很黑，老人容易摔倒，希望尽快修好。"
 ARTICLE_TOPICS = [
     ("合同标的", "乙方向甲方提供{n}号项目所需的设备、安装及调试服务，规格见附件{n}。"),
@@ -104,16 +106,55 @@ def test_ticket_classification_reply_validates_against_the_live_schema(client: L
     )
 
 
+def said_in(client: LLMClient, task: Callable[[], LLMTaskResult]) -> tuple[LLMTaskResult, list[Any]]:
+    """Run `task` and return its result with what the model said in each reply that validated (before grounding)."""
+    said: list[Any] = []
+    chat_structured = client.chat_structured
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        reply = chat_structured(*args, **kwargs)
+        said.append(reply.parsed)
+        return reply
+
+    with mock.patch.object(client, "chat_structured", recording):
+        return task(), said
+
+
+def assert_only_grounded_kept(result: LLMTaskResult, quotes: list[tuple[str, str]], text: str) -> None:
+    """Of the model's (label, quote) pairs, those not in `text` were counted as dropped, and the findings kept are
+    the others, pointing at their words."""
+    spans = [(label, ground(quote, text)) for label, quote in quotes]
+    grounded = {(label, span) for label, span in spans if span is not None}
+    assert result.dropped_ungrounded == sum(span is None for _, span in spans)
+    assert {(f.label, (f.start, f.end)) for f in result.findings} <= grounded
+    assert bool(result.findings) == bool(grounded)
+    assert_grounded(result.findings, text)
+
+
 def test_every_other_task_is_accepted_and_keeps_only_grounded_findings(client: LLMClient) -> None:
-    clauses = clauses_extract(client, CONTRACT, list(load_pack().clauses))
-    rewrite = cantonese_rewrite(client, "佢哋喺度搞咗好耐，點解仲未整好？")
-    draft = response_draft(client, "contract", CONTRACT, "已识别条款：保密、违约责任；缺少：不可抗力")
-    for result in (clauses, rewrite, draft):
-        assert result.calls >= 1 and 0 <= result.invalid_outputs <= result.calls
+    labels = list(load_pack().clauses)
+    summary = "已识别条款：保密、违约责任；缺少：不可抗力"
+    clauses, clauses_said = said_in(client, lambda: clauses_extract(client, CONTRACT, labels))
+    rewrite, rewrite_said = said_in(client, lambda: cantonese_rewrite(client, CANTONESE))
+    draft, draft_said = said_in(client, lambda: response_draft(client, "contract", CONTRACT, summary))
+    for result, said, prompt_version in (
+        (clauses, clauses_said, "clause_extraction.v2"),
+        (rewrite, rewrite_said, "cantonese_rewrite.v2"),
+        (draft, draft_said, "response_draft_contract.v2"),
+    ):
+        # Each text fits one chunk, so each task is one question the server accepted: one reply, valid or invalid.
+        assert (result.model, result.engine, result.prompt_version) == ("gemma-3-270m", "llamacpp", prompt_version)
+        assert (result.chunks, result.calls, result.truncated) == (1, 1, False)
+        assert result.invalid_outputs == 1 - len(said)
         assert result.wall_ms >= result.llm_latency_ms > 0
-    assert_grounded(clauses.findings, CONTRACT)
-    assert_grounded(draft.findings, CONTRACT)
-    assert rewrite.output_text is not None
+    # Whatever the base model quoted, made-up quotes were counted and the rest kept (the model is not judged).
+    clause_quotes = [(item.label, item.evidence) for reply in clauses_said for item in reply.findings]
+    assert_only_grounded_kept(clauses, clause_quotes, CONTRACT)
+    draft_quotes = [("contract", quote) for reply in draft_said for quote in reply.evidence]
+    assert_only_grounded_kept(draft, draft_quotes, CONTRACT)
+    # The rewrite is the model's words, or the text as it was when its reply was invalid; a draft likewise or none.
+    assert rewrite.output_text == (rewrite_said[0].rewritten.strip() if rewrite_said else CANTONESE)
+    assert draft.output_text == (draft_said[0].draft if draft_said else None)
 
 
 def test_choice_and_yes_probability_work_on_llamacpp(client: LLMClient) -> None:

@@ -41,9 +41,10 @@ TICKET = "第{n}号诉求：小区楼下餐馆夜间油烟和噪音扰民，已�
 CONTRACT = "第一条 合同编号HT-{n}。本合同有效期{m}年。\n第二条 违约方应支付合同总价款百分之{m}的违约金。"
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
+    """An unused TCP port on `host` (the OS picks it)."""
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return int(sock.getsockname()[1])
 
 

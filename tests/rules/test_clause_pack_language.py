@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rules.clauses import clause_presence, load_pack
+from rules.clauses import STIPULATED, clause_presence, load_pack
 from rules.clauses.pack import PACK_PATH, pack_from_dict
 from tests.rules.pack_terms import literal_pieces, pack_json
 from tests.shared_data import SHARED_DATA, shared_file
@@ -129,7 +129,13 @@ PRESENT = [
 
 @pytest.mark.parametrize(("label", "text"), PRESENT, ids=[f"{c[0]}-{n}" for n, c in enumerate(PRESENT)])
 def test_clause_in_unseen_wording_is_found(label: str, text: str) -> None:
-    assert clause_presence(text)[label] is not None
+    finding = clause_presence(text)[label]
+    assert finding is not None
+    assert (finding.label, finding.status) == (label, STIPULATED)
+    # The finding covers the clause (here the whole sentence), with the words that matched inside it.
+    assert (finding.start, finding.end) == (0, len(text))
+    assert finding.start <= finding.match_start < finding.match_end <= finding.end
+    assert text[finding.match_start : finding.match_end] == finding.matched
 
 
 ABSENT = [

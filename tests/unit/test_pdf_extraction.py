@@ -9,7 +9,7 @@ from pypdf import PdfReader, PdfWriter
 
 from contracts.analysis import document_analyze
 from contracts.intake.extraction import ExtractionError, ExtractionLimits
-from contracts.intake.pdf import pdf_text
+from contracts.intake.pdf import pdf_page_texts
 from tests.files import cjk_pdf_bytes, pdf_bytes
 
 LIMITS = ExtractionLimits(max_unzipped_bytes=10_000_000, max_pdf_pages=50, max_text_chars=1_000_000)
@@ -32,7 +32,9 @@ def _protected(user_password: str) -> bytes:
 
 
 def test_lines_come_in_reading_order_with_newlines() -> None:
-    assert pdf_text(pdf_bytes(["Article 1 Term", "Article 2 Payment"]), LIMITS) == "Article 1 Term\nArticle 2 Payment"
+    assert pdf_page_texts(pdf_bytes(["Article 1 Term", "Article 2 Payment"]), LIMITS) == [
+        "Article 1 Term\nArticle 2 Payment"
+    ]
 
 
 def test_fake_bold_glyphs_drawn_twice_are_read_once() -> None:
@@ -40,20 +42,20 @@ def test_fake_bold_glyphs_drawn_twice_are_read_once() -> None:
     pairs = b" ".join(b"(%s) Tj 0.4 0 Td (%s) Tj 7 0 Td" % (c, c) for c in (b"L", b"e", b"a", b"s", b"e"))
     doubled = _with_stream(b"BT /F1 12 Tf 72 720 Td " + pairs + b" ET")
     assert PdfReader(io.BytesIO(doubled)).pages[0].extract_text() == "LLeeaassee"
-    assert pdf_text(doubled, LIMITS) == "Lease"
+    assert pdf_page_texts(doubled, LIMITS) == ["Lease"]
 
 
 def test_a_password_protected_pdf_is_refused_but_an_owner_only_protection_is_read() -> None:
     with pytest.raises(ExtractionError) as refused:
-        pdf_text(_protected("open-sesame"), LIMITS)
+        pdf_page_texts(_protected("open-sesame"), LIMITS)
     assert refused.value.code == "encrypted_pdf"
-    assert pdf_text(_protected(""), LIMITS) == "Lease agreement"
+    assert pdf_page_texts(_protected(""), LIMITS) == ["Lease agreement"]
 
 
 @pytest.mark.parametrize("data", [b"%PDF-1.4\nnot really", pdf_bytes(["x"])[:60]], ids=["garbage", "truncated"])
 def test_broken_pdfs_are_refused_with_a_code(data: bytes) -> None:
     with pytest.raises(ExtractionError) as refused:
-        pdf_text(data, LIMITS)
+        pdf_page_texts(data, LIMITS)
     assert refused.value.code == "invalid_pdf"
 
 
@@ -64,7 +66,7 @@ def test_more_pages_than_the_limit_are_refused() -> None:
     out = io.BytesIO()
     writer.write(out)
     with pytest.raises(ExtractionError) as refused:
-        pdf_text(out.getvalue(), LIMITS)
+        pdf_page_texts(out.getvalue(), LIMITS)
     assert refused.value.code == "too_many_pages"
 
 
@@ -73,8 +75,7 @@ def test_chinese_text_is_read_exactly_page_by_page() -> None:
         ["第一条 租赁期限", "租赁期限自2024年1月1日起至2026年12月31日止。"],
         ["第二条 违约责任", "乙方逾期支付租金的，应支付违约金。"],
     ]
-    text = pdf_text(cjk_pdf_bytes(pages), LIMITS)
-    assert text.split("\n") == [line for page in pages for line in page]
+    assert pdf_page_texts(cjk_pdf_bytes(pages), LIMITS) == ["\n".join(lines) for lines in pages]
 
 
 def test_a_pdf_written_with_kangxi_radicals_matches_its_clauses() -> None:
@@ -86,7 +87,7 @@ def test_a_pdf_written_with_kangxi_radicals_matches_its_clauses() -> None:
         "因不可抗\u2f12致使合同不能履行的，遭受不可抗\u2f12的一\u2f45应在十五日内通知对\u2f45。",
     ]
     data = cjk_pdf_bytes([lines])
-    assert "\u2f45" in pdf_text(data, LIMITS), "the text layer really carries the radicals"
+    assert "\u2f45" in pdf_page_texts(data, LIMITS)[0], "the text layer really carries the radicals"
     result = document_analyze(data, name="loan.pdf", kind="contract")
     labels = {f["label"] for f in result["findings"] if f["kind"] == "clause" and f["status"] == "stipulated"}
     assert {"违约金/违约责任", "不可抗力"} <= labels

@@ -57,17 +57,35 @@ class ReviewStage:
         ctx.review_reasons.append("low_confidence")
 
 
-def test_job_runs_stages_and_records_timings_and_result(actors: Any) -> None:
+NAP_S = 0.05
+
+
+class NappingStage:
+    """Takes NAP_S seconds; run after the built-in stages when named in DOCGATE_EXTRA_STAGES."""
+
+    name = "nap"
+
+    def run(self, ctx: JobContext) -> None:
+        time.sleep(NAP_S)
+
+
+def test_job_runs_stages_and_records_timings_and_result(actors: Any, settings: Any) -> None:
+    settings.DOCGATE_EXTRA_STAGES = ("tests.unit.test_pipeline.NappingStage",)
     job = new_job(actors)
     outcome = job_run(job.pk, "test-worker")
     job.refresh_from_db()
     assert outcome.status == JobState.DONE == job.state
     assert job.attempts == 1 and job.finished_at is not None and job.lease_expires_at is None
-    assert job.stage_timings["extract"]["ms"] >= 0
+    stages = ["extract", "normalize", "rules", "gate", "plan", "llm", "merge", "nap"]
     result = Result.objects.get(job=job)
+    # The order they ran in is the provenance's list (PostgreSQL's jsonb does not keep an object's key order).
+    assert result.provenance["stages"] == stages
+    assert set(job.stage_timings) == set(stages)
+    for timing in job.stage_timings.values():
+        assert isinstance(timing["ms"], float | int) and timing["ms"] >= 0 and timing["attempt"] == 1
+    assert job.stage_timings["nap"]["ms"] >= NAP_S * 1000
     assert result.version == 1
     assert result.data["stats"]["article_headings"] == 1
-    assert result.provenance["stages"] == [stage.name for stage in pipeline_stages()]
     assert AuditEvent.objects.filter(action="job.done", object_id=str(job.pk)).exists()
 
 

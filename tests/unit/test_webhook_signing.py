@@ -9,6 +9,8 @@ import hmac
 import secrets
 import socket
 import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from typing import Any
 from unittest import mock
@@ -193,12 +195,54 @@ def test_internal_or_non_https_targets_are_refused(settings: Any, url: str) -> N
     assert refused.value.message
 
 
+@contextmanager
+def network_recorded() -> Iterator[list[str]]:
+    """Record (and refuse) every connection and name lookup; an address literal is still "resolved", as the OS
+    does it: locally, with AI_NUMERICHOST, so that a lookup needing DNS is recorded instead of answered."""
+    calls: list[str] = []
+    getaddrinfo = socket.getaddrinfo
+
+    def refused(name: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls.append(f"{name}{args}")
+            raise OSError(f"{name}: no network in this test")
+
+        return call
+
+    def numeric_only(host: Any, port: Any, family: int = 0, type: int = 0, proto: int = 0, flags: int = 0) -> Any:
+        try:
+            return getaddrinfo(host, port, family, type, proto, flags | socket.AI_NUMERICHOST)
+        except socket.gaierror:
+            calls.append(f"DNS lookup of {host}")
+            raise
+
+    with ExitStack() as stack:
+        for name in ("gethostbyname", "gethostbyname_ex", "gethostbyaddr", "getnameinfo", "create_connection"):
+            stack.enter_context(mock.patch.object(socket, name, refused(name)))
+        for name in ("connect", "connect_ex"):
+            stack.enter_context(mock.patch.object(socket.socket, name, refused(f"socket.{name}")))
+        stack.enter_context(mock.patch.object(socket, "getaddrinfo", numeric_only))
+        yield calls
+
+
 @pytest.mark.parametrize(
-    "url", ["https://93.184.216.34/hook", "https://93.184.216.34:8443/h?x=1", "https://[2606:2800:220:1::1946]/hook"]
+    ("url", "address", "port"),
+    [
+        ("https://93.184.216.34/hook", "93.184.216.34", 443),
+        ("https://93.184.216.34:8443/h?x=1", "93.184.216.34", 8443),
+        ("https://[2606:2800:220:1::1946]/hook", "2606:2800:220:1::1946", 443),
+    ],
+    ids=["ipv4", "ipv4-port-query", "ipv6"],
 )
-def test_public_https_targets_are_accepted_without_a_network_call(settings: Any, url: str) -> None:
+def test_public_https_targets_are_accepted_without_a_network_call(
+    settings: Any, url: str, address: str, port: int
+) -> None:
     settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE = False
-    webhook_url_check(url)
+    with network_recorded() as calls:
+        webhook_url_check(url)
+        target = webhook_target(url)
+    assert calls == []
+    assert (target.addresses, target.port) == ((address,), port)
 
 
 def test_a_host_with_any_internal_address_is_refused(settings: Any) -> None:
