@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from contracts.broker import JOB_RUN
 from contracts.intake.submission import Submission, document_submit
-from contracts.models import AuditEvent, Job, JobState, Result
-from contracts.pipeline import PROGRESS_WRITE_S, TransientError, job_claim, job_run, jobs_sweep, pipeline_stages
+from contracts.models import AuditEvent, Job, JobPhase, JobState, Result
+from contracts.pipeline import PROGRESS_WRITE_S, TransientError, job_run, jobs_sweep, pipeline_stages
+from contracts.pipeline.transitions import job_try_claim
 from contracts.stages.base import JobContext
 from contracts.tasks import job_run_task, jobs_sweep_task
 
@@ -108,7 +109,7 @@ def test_task_retries_transient_errors_then_completes(actors: Any, settings: Any
     job = new_job(actors)
     flaky = FlakyStage(failures=2)
     with (
-        mock.patch("contracts.pipeline.pipeline_stages", return_value=[flaky]),
+        mock.patch("contracts.pipeline.runner.pipeline_stages", return_value=[flaky]),
         mock.patch("contracts.tasks.retry_delay_s", return_value=0),
     ):
         job_run_task.apply(args=[str(job.pk)])
@@ -122,7 +123,7 @@ def test_task_gives_up_after_the_attempt_limit(actors: Any, settings: Any) -> No
     settings.DOCGATE_JOB_MAX_ATTEMPTS = 3
     job = new_job(actors)
     with (
-        mock.patch("contracts.pipeline.pipeline_stages", return_value=[FlakyStage(failures=99)]),
+        mock.patch("contracts.pipeline.runner.pipeline_stages", return_value=[FlakyStage(failures=99)]),
         mock.patch("contracts.tasks.retry_delay_s", return_value=0),
     ):
         job_run_task.apply(args=[str(job.pk)])
@@ -172,8 +173,8 @@ def test_a_slow_runs_progress_is_visible_while_it_runs(actors: Any) -> None:
 
 def test_a_running_job_with_a_live_lease_cannot_be_claimed_twice(actors: Any) -> None:
     job = new_job(actors)
-    assert job_claim(job.pk, "first") == 1
-    assert job_claim(job.pk, "second") is None
+    assert job_try_claim(job.pk, "first", JobPhase.RULES)
+    assert not job_try_claim(job.pk, "second", JobPhase.RULES)
     outcome = job_run(job.pk, "second")
     assert outcome.status == "busy" and outcome.retry_after_s > 0
 
@@ -208,16 +209,16 @@ def test_a_stage_longer_than_the_lease_keeps_its_job(actors: Any, settings: Any)
             while time.monotonic() < deadline:
                 time.sleep(0.25)
             seen["sweep"] = jobs_sweep()[0]
-            seen["second_claim"] = job_claim(ctx.job.pk, "second-worker")
+            seen["second_claim"] = job_try_claim(ctx.job.pk, "second-worker", JobPhase.RULES)
 
     assert job_run(job.pk, "w", stages=[LongStage()]).status == JobState.DONE
-    assert seen["sweep"].requeued_running == 0 and seen["second_claim"] is None
+    assert seen["sweep"].requeued_running == 0 and seen["second_claim"] is False
     assert Result.objects.filter(job=job).count() == 1
 
 
 def test_sweeper_requeues_jobs_whose_lease_expired(actors: Any) -> None:
     job = new_job(actors)
-    job_claim(job.pk, "worker-that-died")
+    assert job_try_claim(job.pk, "worker-that-died", JobPhase.RULES)
     Job.objects.filter(pk=job.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
     report, to_send = jobs_sweep()
     job.refresh_from_db()
