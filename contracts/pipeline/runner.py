@@ -106,7 +106,7 @@ def job_run(
     except LLMWait as exc:
         return job_wait(job_id, attempt, str(exc), waiting_since=job.llm_waiting_since)
     except (TransientError, OperationalError, InterfaceError) as exc:
-        job_release(job_id, attempt, _error_record(exc, stage_name))
+        job_release(job_id, attempt, phase, _error_record(exc, stage_name))
         raise TransientError(str(exc)) from exc
     except Exception as exc:
         job_fail(job_id, attempt, _error_record(exc, stage_name), timings)

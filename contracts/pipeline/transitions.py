@@ -141,13 +141,13 @@ def job_wait(job_id: JobId, attempt: int, reason: str, *, waiting_since: datetim
     return RunOutcome(RunStatus.WAITING, retry_after_s=llm_wait_retry_s((now - since).total_seconds()))
 
 
-def job_release(job_id: JobId, attempt: int, error: dict[str, Any]) -> None:
-    """Put a job back in the queue after a transient failure (a fresh connection if the old one died)."""
+def job_release(job_id: JobId, attempt: int, phase: str, error: dict[str, Any]) -> None:
+    """Put a job back where its phase claims it (`queued`, or `provisional` for the llm phase) after a transient
+    failure (a fresh connection if the old one died)."""
+    state = WAITING_STATE[JobPhase(phase)]
     for _ in range(2):
         try:
-            _owned(job_id, attempt).update(
-                state=JobState.QUEUED, queued_at=timezone.now(), lease_expires_at=None, error=error
-            )
+            _owned(job_id, attempt).update(state=state, queued_at=timezone.now(), lease_expires_at=None, error=error)
             return
         except DatabaseError:
             connection.close()

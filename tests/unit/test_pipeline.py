@@ -104,6 +104,18 @@ def test_transient_error_puts_the_job_back_in_the_queue(actors: Any) -> None:
     assert job.attempts == 1
 
 
+def test_transient_error_in_the_llm_phase_puts_the_job_back_where_that_phase_claims_it(actors: Any) -> None:
+    # Released as `queued`, a job in the llm phase was claimable by neither phase: stuck until someone looked.
+    job = new_job(actors)
+    Job.objects.filter(pk=job.pk).update(state=JobState.PROVISIONAL, phase=JobPhase.LLM)
+    flaky = FlakyStage(failures=1)
+    with pytest.raises(TransientError):
+        job_run(job.pk, "w", stages=[flaky], phase=JobPhase.LLM)
+    job.refresh_from_db()
+    assert (job.state, job.phase) == (JobState.PROVISIONAL, JobPhase.LLM)
+    assert job_run(job.pk, "w", stages=[flaky], phase=JobPhase.LLM).status == JobState.DONE
+
+
 def test_task_retries_transient_errors_then_completes(actors: Any, settings: Any) -> None:
     settings.CELERY_TASK_ALWAYS_EAGER = True
     job = new_job(actors)
