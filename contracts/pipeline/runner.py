@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from contracts.models import Job, JobPhase, JobState
+from contracts.pipeline.resume import resume_from, rule_outputs_keep, rule_outputs_restore
 from contracts.pipeline.transitions import (
     WAITING_STATE,
     JobId,
@@ -48,8 +49,9 @@ PROGRESS_WRITE_S = 0.5
 def pipeline_stages() -> list[Stage]:
     """Return the ordered stages every job runs, then any `DOCGATE_EXTRA_STAGES` (dotted class paths).
 
-    A job runs them twice when the plan has questions for the model: first without asking (the rules' result is
-    published as provisional), then, on the `llm` queue, asking them (the final result). Otherwise once."""
+    A job runs them once, unless the plan has questions for the model: then its rules phase runs them without
+    asking (the rules' result is published as provisional), and its llm phase, on the `llm` queue, runs normalize
+    and the stages after plan over the rules phase's stored outputs, asking them (the final result; `resume`)."""
     extra = [import_string(path)() for path in settings.DOCGATE_EXTRA_STAGES]
     return [
         ExtractionStage(), NormalizeStage(), RulesStage(), GateStage(), PlanStage(), LLMStage(), MergeStage(), *extra,
@@ -66,6 +68,40 @@ def _unclaimed_outcome(job: Job, phase: str) -> RunOutcome:
         job_fail(job.pk, None, {"stage": None, "type": "GaveUp", "message": f"gave up after {job.attempts} attempts"})
         return RunOutcome(RunStatus.FAILED)
     return RunOutcome(RunStatus.NOT_CLAIMED)
+
+
+class _StageClock:
+    """A run's stage timings (the job's, from its earlier phase, updated), written as progress at most every
+    PROGRESS_WRITE_S, and the stage it is in."""
+
+    def __init__(self, job_id: JobId, attempt: int, timings: dict[str, Any]) -> None:
+        self.job_id, self.attempt, self.timings = job_id, attempt, timings
+        self.stage_name = "start"
+        self.written = time.monotonic()
+
+    def run(self, ctx: JobContext, stages: Sequence[Stage]) -> None:
+        """Run `stages` in order, timing each; keep the rule outputs once the plan stage has run."""
+        for stage in stages:
+            self.stage_name = stage.name
+            started = time.perf_counter()
+            stage.run(ctx)
+            self.timings[stage.name] = {"ms": round((time.perf_counter() - started) * 1000, 3), "attempt": self.attempt}
+            rule_outputs_keep(ctx, stage)
+            if time.monotonic() - self.written >= PROGRESS_WRITE_S:
+                progress_write(self.job_id, self.attempt, self.timings)
+                self.written = time.monotonic()
+
+
+def _stages_run(ctx: JobContext, stages: Sequence[Stage], clock: _StageClock) -> None:
+    """Run a phase's stages; the llm phase resumes from the rules phase's stored outputs where it has them."""
+    resume = resume_from(stages, ctx.job.artifacts) if ctx.ask_model else None
+    if resume is None:  # the rules phase; or an llm phase without stored outputs (queued by an older worker)
+        clock.run(ctx, stages)
+        return
+    clock.run(ctx, resume.rerun)
+    clock.stage_name = "resume"
+    rule_outputs_restore(ctx, resume.outputs)
+    clock.run(ctx, resume.remaining)
 
 
 def job_run(
@@ -88,32 +124,23 @@ def job_run(
     ctx = JobContext(job=job, document=document, attempt=attempt, text=document.text)
     ctx.ask_model = phase == JobPhase.LLM
     ctx.may_wait_for_llm = ctx.ask_model and not llm_wait_over(job)
-    timings: dict[str, Any] = dict(job.stage_timings)
-    stage_name = "start"
-    written = time.monotonic()
+    clock = _StageClock(job_id, attempt, dict(job.stage_timings))
     try:
         with lease_kept(job_id, attempt):
-            for stage in stages if stages is not None else pipeline_stages():
-                stage_name = stage.name
-                started = time.perf_counter()
-                stage.run(ctx)
-                timings[stage.name] = {"ms": round((time.perf_counter() - started) * 1000, 3), "attempt": attempt}
-                if time.monotonic() - written >= PROGRESS_WRITE_S:
-                    progress_write(job_id, attempt, timings)
-                    written = time.monotonic()
+            _stages_run(ctx, stages if stages is not None else pipeline_stages(), clock)
     except JobLost:
         return RunOutcome(RunStatus.LOST)
     except LLMWait as exc:
         return job_wait(job_id, attempt, str(exc), waiting_since=job.llm_waiting_since)
     except (TransientError, OperationalError, InterfaceError) as exc:
-        job_release(job_id, attempt, phase, _error_record(exc, stage_name))
+        job_release(job_id, attempt, phase, _error_record(exc, clock.stage_name))
         raise TransientError(str(exc)) from exc
     except Exception as exc:
-        job_fail(job_id, attempt, _error_record(exc, stage_name), timings)
+        job_fail(job_id, attempt, _error_record(exc, clock.stage_name), clock.timings)
         return RunOutcome(RunStatus.FAILED)
     if not ctx.ask_model and ctx.plan is not None and ctx.plan.asks_model:
-        return RunOutcome(job_publish_provisional(ctx, timings))
-    return RunOutcome(job_finish(ctx, timings))
+        return RunOutcome(job_publish_provisional(ctx, clock.timings))
+    return RunOutcome(job_finish(ctx, clock.timings))
 
 
 def _error_record(exc: BaseException, stage_name: str) -> dict[str, Any]:
