@@ -45,6 +45,12 @@ class Question:
             out["spans"] = [list(span) for span in self.spans]
         return out
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Question:
+        """The question `as_dict` described (as stored in JSON: lists for tuples)."""
+        spans = tuple((int(start), int(end)) for start, end in data.get("spans", ()))
+        return cls(data["question"], data["reason"], tuple(data.get("labels", ())), spans)
+
 
 @dataclass(frozen=True)
 class CascadeSettings:
@@ -82,6 +88,15 @@ class LLMPlan:
             "asked": [q.as_dict() for q in self.asked],
             "skipped": [q.as_dict() for q in self.skipped],
         }
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> LLMPlan:
+        """The plan `record` described."""
+        return cls(
+            policy=record["policy"],
+            asked=[Question.from_dict(q) for q in record["asked"]],
+            skipped=[Question.from_dict(q) for q in record["skipped"]],
+        )
 
 
 def _gate_question(gate: GateDecision, knobs: CascadeSettings) -> Question:

@@ -21,6 +21,7 @@ Decision (documented for operators):
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from typing import Any, cast
@@ -60,6 +61,11 @@ class GateDecision:
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "reasons": list(self.reasons)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GateDecision:
+        """The decision `as_dict` described (as stored in JSON: a list for the reasons)."""
+        return cls(**{**data, "reasons": tuple(data["reasons"]), "categories": dict(data["categories"])})
 
 
 @dataclass(frozen=True)

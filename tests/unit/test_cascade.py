@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any, cast
 
 import pytest
 
-from contracts.cascade import CascadeSettings, llm_plan
+from contracts.cascade import CascadeSettings, LLMPlan, llm_plan
 from contracts.desks import desk_for
 from contracts.findings import Finding
 from contracts.gate import GateDecision
@@ -105,6 +106,20 @@ def test_the_plan_is_recorded_with_reasons() -> None:
         {"question": "clauses", "reason": "保密: rule evidence is referenced", "labels": ["保密"]}
     ]
     assert {item["question"] for item in record["skipped"]} == {"gate", "draft"}
+
+
+def test_a_stored_plan_and_gate_decision_read_back_as_they_were() -> None:
+    # The llm phase of a job asks what its rules phase planned, from the record stored on the job (JSON).
+    findings = [
+        clause("保密", status="negated", span=[40, 60], occurrences=[{"status": "negated", "span": [300, 320]}])
+    ]
+    plan = plan_for(findings, drafts=True)
+    assert plan.question("clauses").spans and plan.skipped
+    assert LLMPlan.from_record(json.loads(json.dumps(plan.record()))) == plan
+    gate = replace(
+        SAFE, decision="review", reasons=("lexicon: 诈骗", "safety model P(unsafe)=0.81"), categories={"fraud": 0.4}
+    )
+    assert GateDecision.from_dict(json.loads(json.dumps(gate.as_dict()))) == gate
 
 
 def test_doubted_clause_types_carry_where_their_rule_evidence_lies() -> None:

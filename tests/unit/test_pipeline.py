@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from contracts.broker import JOB_RUN
 from contracts.intake.submission import Submission, document_submit
-from contracts.models import AuditEvent, Job, JobState, Result
-from contracts.pipeline import PROGRESS_WRITE_S, TransientError, job_claim, job_run, jobs_sweep, pipeline_stages
+from contracts.models import AuditEvent, Job, JobPhase, JobState, Result
+from contracts.pipeline import PROGRESS_WRITE_S, TransientError, job_run, jobs_sweep, pipeline_stages
+from contracts.pipeline.transitions import job_try_claim
 from contracts.stages.base import JobContext
 from contracts.tasks import job_run_task, jobs_sweep_task
 
@@ -76,7 +77,7 @@ def test_job_runs_stages_and_records_timings_and_result(actors: Any, settings: A
     job.refresh_from_db()
     assert outcome.status == JobState.DONE == job.state
     assert job.attempts == 1 and job.finished_at is not None and job.lease_expires_at is None
-    stages = ["extract", "normalize", "rules", "gate", "plan", "llm", "merge", "nap"]
+    stages = ["extract", "normalize", "rules", "gate", "plan", "llm", "merge", "respond", "nap"]
     result = Result.objects.get(job=job)
     # The order they ran in is the provenance's list (PostgreSQL's jsonb does not keep an object's key order).
     assert result.provenance["stages"] == stages
@@ -121,12 +122,24 @@ def test_transient_error_puts_the_job_back_in_the_queue(actors: Any) -> None:
     assert job.attempts == 1
 
 
+def test_transient_error_in_the_llm_phase_puts_the_job_back_where_that_phase_claims_it(actors: Any) -> None:
+    # Released as `queued`, a job in the llm phase was claimable by neither phase: stuck until someone looked.
+    job = new_job(actors)
+    Job.objects.filter(pk=job.pk).update(state=JobState.PROVISIONAL, phase=JobPhase.LLM)
+    flaky = FlakyStage(failures=1)
+    with pytest.raises(TransientError):
+        job_run(job.pk, "w", stages=[flaky], phase=JobPhase.LLM)
+    job.refresh_from_db()
+    assert (job.state, job.phase) == (JobState.PROVISIONAL, JobPhase.LLM)
+    assert job_run(job.pk, "w", stages=[flaky], phase=JobPhase.LLM).status == JobState.DONE
+
+
 def test_task_retries_transient_errors_then_completes(actors: Any, settings: Any) -> None:
     settings.CELERY_TASK_ALWAYS_EAGER = True
     job = new_job(actors)
     flaky = FlakyStage(failures=2)
     with (
-        mock.patch("contracts.pipeline.pipeline_stages", return_value=[flaky]),
+        mock.patch("contracts.pipeline.runner.pipeline_stages", return_value=[flaky]),
         mock.patch("contracts.tasks.retry_delay_s", return_value=0),
     ):
         job_run_task.apply(args=[str(job.pk)])
@@ -140,7 +153,7 @@ def test_task_gives_up_after_the_attempt_limit(actors: Any, settings: Any) -> No
     settings.DOCGATE_JOB_MAX_ATTEMPTS = 3
     job = new_job(actors)
     with (
-        mock.patch("contracts.pipeline.pipeline_stages", return_value=[FlakyStage(failures=99)]),
+        mock.patch("contracts.pipeline.runner.pipeline_stages", return_value=[FlakyStage(failures=99)]),
         mock.patch("contracts.tasks.retry_delay_s", return_value=0),
     ):
         job_run_task.apply(args=[str(job.pk)])
@@ -190,8 +203,8 @@ def test_a_slow_runs_progress_is_visible_while_it_runs(actors: Any) -> None:
 
 def test_a_running_job_with_a_live_lease_cannot_be_claimed_twice(actors: Any) -> None:
     job = new_job(actors)
-    assert job_claim(job.pk, "first") == 1
-    assert job_claim(job.pk, "second") is None
+    assert job_try_claim(job.pk, "first", JobPhase.RULES)
+    assert not job_try_claim(job.pk, "second", JobPhase.RULES)
     outcome = job_run(job.pk, "second")
     assert outcome.status == "busy" and outcome.retry_after_s > 0
 
@@ -226,16 +239,16 @@ def test_a_stage_longer_than_the_lease_keeps_its_job(actors: Any, settings: Any)
             while time.monotonic() < deadline:
                 time.sleep(0.25)
             seen["sweep"] = jobs_sweep()[0]
-            seen["second_claim"] = job_claim(ctx.job.pk, "second-worker")
+            seen["second_claim"] = job_try_claim(ctx.job.pk, "second-worker", JobPhase.RULES)
 
     assert job_run(job.pk, "w", stages=[LongStage()]).status == JobState.DONE
-    assert seen["sweep"].requeued_running == 0 and seen["second_claim"] is None
+    assert seen["sweep"].requeued_running == 0 and seen["second_claim"] is False
     assert Result.objects.filter(job=job).count() == 1
 
 
 def test_sweeper_requeues_jobs_whose_lease_expired(actors: Any) -> None:
     job = new_job(actors)
-    job_claim(job.pk, "worker-that-died")
+    assert job_try_claim(job.pk, "worker-that-died", JobPhase.RULES)
     Job.objects.filter(pk=job.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
     report, to_send = jobs_sweep()
     job.refresh_from_db()
