@@ -8,14 +8,15 @@ Decision (documented for operators):
   blocked only when both the lexicon (a harmful request or threat) and the model agree.
 - A safety model that cannot be loaded never lets text through unseen: the decision is at least `review`,
   and /readyz reports the model unhealthy.
-- When the LLM is on, it is asked one yes/no policy question; P(yes) from the first token's log-probabilities is its
-  risk. Risk ≥ the block threshold blocks a contract and sends a ticket to review; ≥ the review threshold
-  sends either to review. The LLM can only raise the decision, never lower it, so a document cannot talk its
-  way past the gate.
+- When the LLM is on, the LLM stage asks it one yes/no policy question (the gate itself never calls the model: it
+  weighs the answer it is given); P(yes) from the first token's log-probabilities is its risk. Risk ≥ the block
+  threshold blocks a contract and sends a ticket to review; ≥ the review threshold sends either to review. The
+  LLM can only raise the decision, never lower it, so a document cannot talk its way past the gate.
 - A model that cannot answer yes/no (a base model) or a server that is down leaves the decision alone and is
   recorded; an outage already routes the job to review through the LLM stage.
 - Outgoing generated text (reply draft, summary) is gated the same way, and any phone, resident ID, bank card or
-  e-mail in it blocks it: it is not sent.
+  e-mail in it blocks it: it is not sent. What may happen to the suggested response follows from both decisions
+  (`response_status`), and each decision's review reason from `gate_review_reason`.
 """
 
 from __future__ import annotations
@@ -29,9 +30,6 @@ from typing import Any, cast
 from django.conf import settings
 
 from contracts.learned.store import model_current_dir, model_publish
-from inference.client import LLMClient
-from inference.errors import LLMError, LLMInvalidOutput
-from inference.questions import safety_risk
 from rules.safety import output_leaks, safety_score
 from rules.safety.decision import SEVERITY, GatePolicy, Kind, gate_decide_text, kind_policy
 from rules.safety.model import SafetyModel, SafetyModelError, load_safety_model
@@ -74,19 +72,6 @@ class PolicyAnswer:
 
     risk: float | None
     status: str  # used | off | invalid_output | unavailable
-
-
-def policy_answer_ask(client: LLMClient, text: str, budget: int | None = None) -> PolicyAnswer:
-    """Ask the model the policy question about `text` (in chunks of `budget` tokens, else its own)."""
-    if not settings.LLM_ENABLED:
-        return PolicyAnswer(None, "off")
-    try:
-        risk = safety_risk(client, text, settings.SAFETY_LLM_MAX_CHUNKS, budget=budget)
-    except LLMInvalidOutput:
-        return PolicyAnswer(None, "invalid_output")
-    except LLMError:
-        return PolicyAnswer(None, "unavailable")
-    return PolicyAnswer(risk, "used")
 
 
 def safety_model_publish(organisation_slug: str, model: SafetyModel) -> str:

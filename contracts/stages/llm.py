@@ -10,13 +10,13 @@ from typing import Any
 from django.conf import settings
 
 from contracts.cascade import OFF
-from contracts.gate import PolicyAnswer, gate_llm_raise, policy_answer_ask
+from contracts.gate import PolicyAnswer, gate_llm_raise
 from contracts.llm import llm_breaker_snapshot, llm_client
 from contracts.stages.base import JobContext, LLMOutcome, LLMWait
 from inference.answers import LLMTaskResult
 from inference.client import LLMClient
-from inference.errors import LLMError, LLMRequestError, LLMUnavailable
-from inference.questions import cantonese_rewrite, response_draft, shared_budget
+from inference.errors import LLMError, LLMInvalidOutput, LLMRequestError, LLMUnavailable
+from inference.questions import cantonese_rewrite, response_draft, safety_risk, shared_budget
 
 logger = logging.getLogger(__name__)
 
@@ -128,3 +128,16 @@ def model_draft(ctx: JobContext) -> str | None:
 def model_policy_answer(text: str) -> PolicyAnswer:
     """The model's answer to the policy question about an outgoing text it drafted."""
     return policy_answer_ask(llm_client(), text)
+
+
+def policy_answer_ask(client: LLMClient, text: str, budget: int | None = None) -> PolicyAnswer:
+    """Ask the model the policy question about `text` (in chunks of `budget` tokens, else its own)."""
+    if not settings.LLM_ENABLED:
+        return PolicyAnswer(None, "off")
+    try:
+        risk = safety_risk(client, text, settings.SAFETY_LLM_MAX_CHUNKS, budget=budget)
+    except LLMInvalidOutput:
+        return PolicyAnswer(None, "invalid_output")
+    except LLMError:
+        return PolicyAnswer(None, "unavailable")
+    return PolicyAnswer(risk, "used")
