@@ -6,9 +6,9 @@ and the API read these keys. Spans point into the original text the user sent.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Required, get_args
+from typing import Annotated, Any, Literal, Required, get_args
 
-from pydantic import ConfigDict, with_config
+from pydantic import ConfigDict, Field, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
 from rules.entities import ENTITY_PACK, EntityGroup
@@ -22,56 +22,107 @@ FINDING_KINDS, FINDING_SOURCES = get_args(FindingKind), get_args(FindingSource)
 
 # Typed for pydantic too (`contracts.result_data`), which needs typing_extensions' TypedDict before Python 3.12;
 # keys a layer adds that are not named here are kept, not dropped.
-@with_config(ConfigDict(extra="allow"))
-class Finding(TypedDict, total=False):
-    """One finding of a result. `kind`: clause | risk | entity | ticket_category | urgency; `source`: rule | llm."""
+KEEP_EXTRA = ConfigDict(extra="allow")
+
+
+class FindingBase(TypedDict, total=False):
+    """What every finding may carry, whatever its kind."""
 
     id: str  # F1, F2 ... once the result is stored
-    kind: Required[FindingKind]
-    label: str | None
-    source: Required[FindingSource]
-    span: list[int]
-    spans: list[list[int]]  # risk: every piece of evidence
-    match_span: list[int]
-    normalized_span: list[int]
+    label: str | None  # clause type, risk code, entity label, ticket category or urgency level
+    span: list[int]  # the primary evidence in the original text
     evidence: str | list[dict[str, Any]]  # the quoted text; a ticket category's term hits
-    status: str  # clause: stipulated | blank (unfilled template article) | negated | referenced
-    occurrences: list[dict[str, Any]]  # clause: every other place the clause type is found (span, match_span …)
-    model_score: float | None  # clause: the heading model's best probability for the type, None without one
-    mentions: list[dict[str, Any]]  # entity: every mention of the group (span, text, rule_id)
-    roles: list[str]  # entity PARTY: the role words that refer to the party (甲方, 委托方)
-    definition_span: list[int]  # entity PARTY: where the party is defined (甲方：某某公司)
     confidence: float
     rule_id: str
     rule_ids: list[str]
     pack_version: str
-    prompt_version: str
-    cuad: str | None
-    matched: str
-    severity: str
-    message: str
-    basis: str
-    text: str
-    value: Any
-    is_pii: bool
-    level2: str | None
-    level3: str | None
-    department: str | None
-    decided_by: str
-    agreement: bool | str | None  # ticket: did rules and classifier agree; after the merge, "unconfirmed"
-    rules_label: str | None
-    classifier_label: str | None
-    model_version: str | None
-    cues: list[dict[str, Any]]
-    # Set by the merge: which layers found it, what the model quoted, and a conflict between the two.
+    prompt_version: str  # a model's finding: the prompt that asked for it
+    # Set by the merge: which layers found it, what the model quoted, a conflict between the two, and whether the
+    # model, asked about a rule finding, left it unconfirmed.
     provenance: str
     llm_evidence: str | list[dict[str, Any]]
     llm_span: list[int]
     conflict: str
+    agreement: bool | str | None  # ticket: did rules and classifier agree; after the merge, "unconfirmed"
     # Set by a review (`contracts.review.reviewed_data`): the decision, a correction's previous values, the note.
     review: str  # unreviewed | approved | corrected | rejected
     original: dict[str, Any]
     review_note: str
+
+
+@with_config(KEEP_EXTRA)
+class ClauseFinding(FindingBase, total=False):
+    """One clause type of a contract: its primary article, status, and every other place it is found."""
+
+    kind: Required[Literal["clause"]]
+    source: Required[FindingSource]
+    cuad: str | None  # the closest CUAD clause name
+    match_span: list[int]  # the words that matched, inside `span`
+    normalized_span: list[int]  # `span` in the normalized text
+    status: str  # stipulated | blank (unfilled template article) | negated | referenced
+    occurrences: list[dict[str, Any]]  # every other place the type is found (span, match_span, status, rule_id …)
+    model_score: float | None  # the heading model's best probability for the type, None without one
+    matched: str
+
+
+@with_config(KEEP_EXTRA)
+class RiskFinding(FindingBase, total=False):
+    """A statutory check that flags the contract, with its legal basis and evidence."""
+
+    kind: Required[Literal["risk"]]
+    source: Required[FindingSource]
+    severity: str
+    message: str
+    basis: str  # the statute (民法典第586条 …)
+    spans: list[list[int]]  # every piece of evidence
+
+
+@with_config(KEEP_EXTRA)
+class EntityFinding(FindingBase, total=False):
+    """One entity group: a party with its roles, or an amount, date, duration, identifier with every mention."""
+
+    kind: Required[Literal["entity"]]
+    source: Required[FindingSource]
+    text: str  # how the document names it (personal data: masked for who may not see it)
+    value: Any  # the normalised value (CNY 50000, 2024-03-01)
+    is_pii: bool
+    mentions: list[dict[str, Any]]  # every mention (span, text, rule_id)
+    roles: list[str]  # PARTY: the role words that refer to the party (甲方, 委托方)
+    definition_span: list[int]  # PARTY: where the party is defined (甲方：某某公司)
+
+
+@with_config(KEEP_EXTRA)
+class CategoryFinding(FindingBase, total=False):
+    """A ticket's category in the organiser's taxonomy, with the department it is routed to."""
+
+    kind: Required[Literal["ticket_category"]]
+    source: Required[FindingSource]
+    level2: str | None
+    level3: str | None
+    department: str | None
+    decided_by: str  # rules | classifier | both
+    rules_label: str | None
+    classifier_label: str | None
+    model_version: str | None
+
+
+@with_config(KEEP_EXTRA)
+class UrgencyFinding(FindingBase, total=False):
+    """A ticket's urgency and the cues that set it."""
+
+    kind: Required[Literal["urgency"]]
+    source: Required[FindingSource]
+    cues: list[dict[str, Any]]
+
+
+# One finding of a result, typed by its `kind`.
+Finding = Annotated[
+    ClauseFinding | RiskFinding | EntityFinding | CategoryFinding | UrgencyFinding, Field(discriminator="kind")
+]
+
+
+# Validates a finding as stored (a reviewer's correction must leave it one of its kind).
+FINDING: TypeAdapter[Finding] = TypeAdapter(Finding)
 
 
 def span_original(normalized: NormalizedText, start: int, end: int) -> list[int]:
@@ -80,11 +131,11 @@ def span_original(normalized: NormalizedText, start: int, end: int) -> list[int]
     return [s, e]
 
 
-def entity_finding(normalized: NormalizedText, group: EntityGroup) -> Finding:
+def entity_finding(normalized: NormalizedText, group: EntityGroup) -> EntityFinding:
     """One entity group: label, display text, normalised value, every mention; a party's roles and definition.
     PII is flagged so that logs, exports and the portal mask the text of every mention."""
     first = group.definition or group.mentions[0]
-    finding: Finding = {
+    finding: EntityFinding = {
         "kind": "entity",
         "label": group.label,
         "span": span_original(normalized, first.start, first.end),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -10,11 +10,13 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from contracts.findings import Finding
 from rules.pii import mask_pii
 
 MASK = "＊"
 PROVENANCES = ("rule", "llm", "both")
+
+# A finding as stored and read back (JSON: a reviewer's correction may have set any key to any value).
+StoredFinding = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,7 @@ class Mark:
     provenance: str
 
 
-def finding_provenance(finding: Finding) -> str:
+def finding_provenance(finding: StoredFinding) -> str:
     """rule, llm or both (older results carry only `source`)."""
     value = str(finding.get("provenance") or finding.get("source") or "rule")
     return value if value in PROVENANCES else "rule"
@@ -43,7 +45,13 @@ def _span(value: Any, length: int) -> tuple[int, int] | None:
     return (start, end) if start < end else None
 
 
-def finding_spans(finding: Finding, length: int) -> list[tuple[int, int]]:
+def _listed(finding: StoredFinding, key: str) -> list[Any]:
+    """A list-valued key of a stored finding, or an empty list where it holds anything else (an old correction)."""
+    value = finding.get(key)
+    return value if isinstance(value, list) else []
+
+
+def finding_spans(finding: StoredFinding, length: int) -> list[tuple[int, int]]:
     """Every span a finding points at: `span`, risk `spans`, a clause's other occurrences, an entity group's
     mentions, and spans inside its evidence list.
 
@@ -53,8 +61,8 @@ def finding_spans(finding: Finding, length: int) -> list[tuple[int, int]]:
     clause = finding.get("kind") == "clause"
     primary = finding.get("match_span") if clause else None
     candidates: list[Any] = [primary if _span(primary, length) else finding.get("span")]
-    candidates.extend(finding.get("spans") or [])
-    for item in [*(finding.get("occurrences") or []), *(finding.get("mentions") or [])]:
+    candidates.extend(_listed(finding, "spans"))
+    for item in [*_listed(finding, "occurrences"), *_listed(finding, "mentions")]:
         if isinstance(item, dict):
             words = item.get("match_span") if clause else None
             candidates.append(words if _span(words, length) else item.get("span"))
@@ -65,7 +73,7 @@ def finding_spans(finding: Finding, length: int) -> list[tuple[int, int]]:
     return sorted(set(spans))
 
 
-def finding_marks(findings: Iterable[Finding], length: int) -> list[Mark]:
+def finding_marks(findings: Iterable[StoredFinding], length: int) -> list[Mark]:
     """The marks of all findings, in text order."""
     marks = [
         Mark(start, end, str(finding.get("id", "")), finding_provenance(finding))
@@ -75,7 +83,7 @@ def finding_marks(findings: Iterable[Finding], length: int) -> list[Mark]:
     return sorted(marks, key=lambda mark: (mark.start, mark.end))
 
 
-def pii_masked(text: str, findings: Iterable[Finding]) -> str:
+def pii_masked(text: str, findings: Iterable[StoredFinding]) -> str:
     """The text with personal data hidden, same length so spans stay valid: the PII rules plus PII findings."""
     chars = list(mask_pii(text))
     for finding in findings:
@@ -91,7 +99,7 @@ def _style(provenances: set[str]) -> str:
     return next(iter(provenances))
 
 
-def highlight_html(text: str, findings: Iterable[Finding]) -> SafeString:
+def highlight_html(text: str, findings: Iterable[StoredFinding]) -> SafeString:
     """Return the text as HTML: overlapping spans are split into segments, each marked with all its findings."""
     marks = finding_marks(findings, len(text))
     bounds = sorted({0, len(text), *(m.start for m in marks), *(m.end for m in marks)})
@@ -110,7 +118,7 @@ def highlight_html(text: str, findings: Iterable[Finding]) -> SafeString:
     return mark_safe("".join(pieces))
 
 
-def finding_display(finding: Finding, *, show_pii: bool) -> dict[str, Any]:
+def finding_display(finding: StoredFinding, *, show_pii: bool) -> dict[str, Any]:
     """A finding for tables: PII entity values masked unless the viewer may see them, spans as text."""
     shown: dict[str, Any] = dict(finding)
     if finding.get("kind") == "entity" and finding.get("is_pii") and not show_pii:
@@ -119,11 +127,11 @@ def finding_display(finding: Finding, *, show_pii: bool) -> dict[str, Any]:
                 shown[key] = MASK * len(value)
         shown["mentions"] = [
             {**m, "text": MASK * len(str(m.get("text") or ""))} if isinstance(m, dict) else m
-            for m in finding.get("mentions") or []
+            for m in _listed(finding, "mentions")
         ]
     shown["provenance_style"] = finding_provenance(finding)
-    mentions = finding.get("mentions")  # an entity group's mentions include its first one
-    shown["places"] = len(mentions) if mentions else 1 + len(finding.get("occurrences") or [])
+    mentions = _listed(finding, "mentions")  # an entity group's mentions include its first one
+    shown["places"] = len(mentions) if mentions else 1 + len(_listed(finding, "occurrences"))
     evidence = finding.get("evidence")
     if isinstance(evidence, list):
         shown["evidence_text"] = "、".join(str(item.get("term", "")) for item in evidence if isinstance(item, dict))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -14,7 +14,6 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from contracts.findings import Finding
 from contracts.intake.submission import IntakeError, Submission, document_submit
 from contracts.models import Document, DocumentKind, DocumentSource, Job, JobState, Membership, Result
 from contracts.rerun import RERUNNABLE_REASON, RerunRefused, job_llm_rerun
@@ -163,13 +162,15 @@ def jobs(request: HttpRequest) -> HttpResponse:
 def result_context(request: HttpRequest, document: Document, result: Result | None) -> dict[str, Any]:
     show_pii = may_see_pii(request)
     data = result.data if result is not None else {}
-    findings = [cast(Finding, f) for f in data.get("findings", []) if isinstance(f, dict)]  # as stored
+    findings = [f for f in data.get("findings", []) if isinstance(f, dict)]  # as stored
     text = document.text if show_pii else pii_masked(document.text, findings)
     return {
         "show_pii": show_pii,
         "text_html": highlight_html(text, findings),
         "findings": [finding_display(f, show_pii=show_pii) for f in findings],
-        "rejected": [finding_display(cast(Finding, f), show_pii=show_pii) for f in data.get("rejected_findings", [])],
+        "rejected": [
+            finding_display(f, show_pii=show_pii) for f in data.get("rejected_findings", []) if isinstance(f, dict)
+        ],
         "data": data,
     }
 

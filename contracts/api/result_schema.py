@@ -7,10 +7,16 @@ and never reshaped on the way out); its schema is `ResultData`'s, which drf-spec
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema_field
+from pydantic import TypeAdapter
 from rest_framework import serializers
 
+from contracts.findings import Finding
 from contracts.result_data import ResultData
+
+COMPONENT_REF = "#/components/schemas/{model}"  # where drf-spectacular's pydantic extension puts nested types
 
 
 # A pydantic model: drf-spectacular's pydantic extension reads it (its stubs name serializers and fields only).
@@ -19,6 +25,13 @@ class ResultDataField(serializers.JSONField):
     """A result's stored data, sent as it is; described by `ResultData`."""
 
 
-@extend_schema_field({"type": "array", "items": {"$ref": "#/components/schemas/Finding"}})
+def _findings_schema() -> dict[str, Any]:
+    """A list of findings, each one of the per-kind types `ResultData` registers as components."""
+    schema = TypeAdapter(list[Finding]).json_schema(ref_template=COMPONENT_REF, mode="serialization")
+    schema.pop("$defs", None)  # the same components ResultData's schema adds
+    return schema
+
+
+@extend_schema_field(_findings_schema())
 class FindingsField(serializers.JSONField):
-    """A result's findings as stored (`Finding`, the component `ResultData` names)."""
+    """A result's findings as stored (`Finding`: ClauseFinding, RiskFinding, EntityFinding, …, by `kind`)."""

@@ -84,7 +84,7 @@ class LegalDesk:
     def rule_findings(self, normalized: NormalizedText, *, organisation: str) -> RuleOutput:
         text = normalized.text
         groups, analysis = clause_groups(text, model=clause_model_current(organisation))
-        findings = [clause_finding(normalized, group) for group in groups]
+        findings: list[Finding] = [clause_finding(normalized, group) for group in groups]
         findings.extend(risk_finding(normalized, r) for r in risk_checks(text, analysis.findings))
         return RuleOutput(findings, {"clauses": groups[0].primary.pack_version} if groups else {})
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contracts.findings import Finding, span_original
+from contracts.findings import ClauseFinding, Finding, RiskFinding, span_original
 from inference.answers import LLMFinding
 from rules.clauses import ClauseGroup, RiskFlag
 from rules.normalize import NormalizedText
 
 
-def clause_finding(normalized: NormalizedText, group: ClauseGroup) -> Finding:
+def clause_finding(normalized: NormalizedText, group: ClauseGroup) -> ClauseFinding:
     """One clause type: the primary finding's spans and evidence, status, confidence, rules, model score and
     every other occurrence (original spans; `normalized_span` is the primary's span in the normalized text)."""
     primary = group.primary
@@ -44,7 +44,7 @@ def clause_finding(normalized: NormalizedText, group: ClauseGroup) -> Finding:
     }
 
 
-def risk_finding(normalized: NormalizedText, flag: RiskFlag) -> Finding:
+def risk_finding(normalized: NormalizedText, flag: RiskFlag) -> RiskFinding:
     """A statutory risk flag with its legal basis and evidence spans."""
     return {
         "kind": "risk",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 from contracts.findings import Finding
 from contracts.models import FindingDecision, ReviewDecision
@@ -14,19 +14,18 @@ from contracts.result_data import ResultData, SuggestedResponse
 def _reviewed(finding: Finding, decision: FindingDecision | None) -> Finding:
     """The finding as the reviewer left it: unreviewed, approved, corrected (its previous values kept) or
     rejected."""
-    reviewed: Finding = {**finding, "review": "unreviewed"}
+    reviewed: dict[str, Any] = {**finding, "review": "unreviewed"}
     if decision is not None and decision.note:
         reviewed["review_note"] = decision.note
-    if decision is None:
-        return reviewed
-    if decision.decision == ReviewDecision.APPROVE:
-        return {**reviewed, "review": "approved"}
-    if decision.decision == ReviewDecision.CORRECT:
+    if decision is not None and decision.decision == ReviewDecision.APPROVE:
+        reviewed["review"] = "approved"
+    elif decision is not None and decision.decision == ReviewDecision.CORRECT:
         changes = dict(decision.corrected or {})
         original = {key: finding.get(key) for key in changes}
-        corrected = cast(Finding, {**reviewed, **changes})  # a correction sets a Finding's own keys
-        return {**corrected, "review": "corrected", "original": original}
-    return {**reviewed, "review": "rejected"}
+        reviewed = {**reviewed, **changes, "review": "corrected", "original": original}
+    elif decision is not None:
+        reviewed["review"] = "rejected"
+    return cast(Finding, reviewed)  # the finding's own keys, set by the review (`contracts.models.FindingDecision`)
 
 
 def review_result_data(

@@ -10,8 +10,10 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from pydantic import ValidationError
 
 from contracts.audit import audit_record
+from contracts.findings import FINDING
 from contracts.models import (
     FindingDecision,
     Job,
@@ -223,8 +225,9 @@ def _findings_of(task: ReviewTask) -> list[dict[str, Any]]:
     return [finding for finding in findings if isinstance(finding, dict)]
 
 
-def _correction_check(corrected: Any, text_length: int) -> dict[str, Any]:
-    """Validate a partial finding for a correction; return it or raise invalid_correction."""
+def _correction_check(corrected: Any, finding: dict[str, Any], text_length: int) -> dict[str, Any]:
+    """Validate a partial finding for a correction of `finding`: the corrected finding must still be a finding of
+    its kind (`contracts.findings.Finding`); return it or raise invalid_correction."""
     if not isinstance(corrected, dict) or not corrected:
         raise ReviewError("invalid_correction", "`corrected` must be a non-empty object of finding fields.")
     touched = sorted(PROTECTED_FINDING_FIELDS & corrected.keys())
@@ -240,6 +243,13 @@ def _correction_check(corrected: Any, text_length: int) -> dict[str, Any]:
         and 0 <= span[0] <= span[1] <= text_length
     ):
         raise ReviewError("invalid_correction", f"`span` must be [start, end] within the text (0..{text_length}).")
+    try:
+        FINDING.validate_python({**finding, **corrected})
+    except ValidationError as exc:
+        wrong = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or e['loc'][0]}: {e['msg']}" for e in exc.errors()[:5])
+        raise ReviewError(
+            "invalid_correction", f"The corrected finding is not a {finding.get('kind')}: {wrong}."
+        ) from exc
     return corrected
 
 
@@ -267,10 +277,11 @@ def review_finding_decide(
         raise ReviewError("invalid_correction", "`corrected` is only accepted with the decision `correct`.")
     with transaction.atomic():
         task = _task_held(task_id, user, organisation)
-        if not any(str(finding.get("id")) == finding_id for finding in _findings_of(task)):
+        finding = next((f for f in _findings_of(task) if str(f.get("id")) == finding_id), None)
+        if finding is None:
             raise ReviewError("unknown_finding", f"The result under review has no finding {finding_id!r}.")
         if decision == ReviewDecision.CORRECT:
-            corrected = _correction_check(corrected, len(task.document.text))
+            corrected = _correction_check(corrected, finding, len(task.document.text))
         previous = FindingDecision.objects.filter(task=task, finding_id=finding_id).first()
         before = _decision_view(previous)
         stored, _ = FindingDecision.objects.update_or_create(

@@ -260,6 +260,31 @@ def test_unknown_finding_and_bad_corrections_are_a_400(actors: Any) -> None:
     assert not task.decisions.exists()
 
 
+@pytest.mark.parametrize(
+    ("finding_id", "corrected"),
+    [
+        ("F3", {"mentions": 1}),  # an entity's mentions are a list of places
+        ("F1", {"occurrences": [5]}),  # a clause's occurrences are objects with spans
+        ("F2", {"department": ["住建局"]}),  # a department is one name
+        ("F1", {"label": 7}),
+        ("F3", {"kind": "risk", "spans": 1}),  # the kind cannot be changed either
+    ],
+    ids=["entity-mentions", "clause-occurrences", "category-department", "label-number", "kind-and-spans"],
+)
+def test_a_correction_that_breaks_the_findings_type_is_a_400_and_the_pages_still_render(
+    actors: Any, finding_id: str, corrected: dict[str, Any]
+) -> None:
+    task = needs_review_task(actors)
+    rita = signed_in(actors.rita)
+    rita.post(f"{URL}{task.pk}/claim/")
+    payload = {"finding_id": finding_id, "decision": "correct", "corrected": corrected}
+    response = rita.post(f"{URL}{task.pk}/decisions/", payload, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "invalid_correction"
+    assert not task.decisions.exists()
+    assert rita.get(f"/review/{task.pk}/").status_code == 200
+
+
 def test_working_on_a_task_needs_a_claim(actors: Any) -> None:
     task = needs_review_task(actors)
     rita = signed_in(actors.rita)

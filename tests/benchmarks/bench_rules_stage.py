@@ -72,7 +72,7 @@ def stage_grouped(normalized: NormalizedText) -> list[Finding]:
     """The contract rules stage as it runs (`contracts.stages.rules.RulesStage`), without a heading model."""
     text = normalized.text
     groups, analysis = clause_groups(text)
-    findings = [clause_finding(normalized, group) for group in groups]
+    findings: list[Finding] = [clause_finding(normalized, group) for group in groups]
     findings += [risk_finding(normalized, r) for r in risk_checks(text, analysis.findings)]
     findings += [entity_finding(normalized, g) for g in entity_groups(text, extract_entities(text))]
     return findings

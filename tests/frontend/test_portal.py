@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from contracts.findings import Finding
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import ApiKey, Document, Job, Membership, ReviewTask, Role
 from contracts.pipeline import job_run
-from frontend.highlight import finding_display, highlight_html, pii_masked
+from frontend.highlight import finding_display, finding_spans, highlight_html, pii_masked
 
 pytestmark = pytest.mark.django_db
 
@@ -34,8 +33,8 @@ def ran(actors: Any, text: str = TICKET, kind: str = "ticket") -> Document:
 
 def test_highlighting_escapes_every_piece_and_splits_overlaps() -> None:
     text = "<b>甲方</b>应支付违约金"
-    first: Finding = {"id": "F1", "kind": "clause", "source": "rule", "span": [0, 8], "provenance": "rule"}
-    second: Finding = {"id": "F2", "kind": "clause", "source": "llm", "span": [3, 14], "provenance": "llm"}
+    first: dict[str, Any] = {"id": "F1", "kind": "clause", "source": "rule", "span": [0, 8], "provenance": "rule"}
+    second: dict[str, Any] = {"id": "F2", "kind": "clause", "source": "llm", "span": [3, 14], "provenance": "llm"}
     html = highlight_html(text, [first, second])
     assert "<b>" not in html and "&lt;b&gt;" in html
     assert 'data-finding="F1 F2"' in html and 'class="f-both f-multi"' in html
@@ -44,7 +43,7 @@ def test_highlighting_escapes_every_piece_and_splits_overlaps() -> None:
 
 def test_a_rule_clause_marks_the_matched_words_not_its_whole_article() -> None:
     text = "第八条 违约责任\n任何一方违约，应支付违约金。"
-    clause: Finding = {"id": "F1", "kind": "clause", "source": "rule", "provenance": "rule"}
+    clause: dict[str, Any] = {"id": "F1", "kind": "clause", "source": "rule", "provenance": "rule"}
     clause |= {"span": [0, len(text)], "match_span": [4, 8]}
     html = str(highlight_html(text, [clause]))
     assert '<mark class="f-rule" data-finding="F1">违约责任</mark>' in html
@@ -55,16 +54,16 @@ def test_a_rule_clause_marks_the_matched_words_not_its_whole_article() -> None:
 
 
 def test_pii_masking_keeps_offsets() -> None:
-    findings: list[Finding] = [{"kind": "entity", "source": "rule", "is_pii": True, "span": [2, 4]}]
+    findings: list[dict[str, Any]] = [{"kind": "entity", "source": "rule", "is_pii": True, "span": [2, 4]}]
     masked = pii_masked("联系张三", findings)
     assert len(masked) == 4 and "张三" not in masked
 
 
 def test_a_grouped_finding_marks_every_occurrence_and_mention() -> None:
     text = "甲方应保密。乙方亦应保密。甲方付款。"
-    clause: Finding = {"id": "F1", "kind": "clause", "source": "rule", "provenance": "rule", "span": [0, 6]}
+    clause: dict[str, Any] = {"id": "F1", "kind": "clause", "source": "rule", "provenance": "rule", "span": [0, 6]}
     clause |= {"match_span": [3, 5], "occurrences": [{"span": [6, 13], "match_span": [10, 12], "status": "stipulated"}]}
-    party: Finding = {"id": "F2", "kind": "entity", "label": "PARTY", "source": "rule", "span": [0, 2]}
+    party: dict[str, Any] = {"id": "F2", "kind": "entity", "label": "PARTY", "source": "rule", "span": [0, 2]}
     party["mentions"] = [{"span": [0, 2], "text": "甲方"}, {"span": [13, 15], "text": "甲方"}]
     html = str(highlight_html(text, [clause, party]))
     assert '<mark class="f-rule" data-finding="F1">保密</mark>' in html
@@ -74,7 +73,7 @@ def test_a_grouped_finding_marks_every_occurrence_and_mention() -> None:
 
 
 def test_personal_data_in_every_mention_is_masked_for_those_who_may_not_see_it() -> None:
-    phone: Finding = {"id": "F1", "kind": "entity", "label": "PHONE", "source": "rule", "is_pii": True}
+    phone: dict[str, Any] = {"id": "F1", "kind": "entity", "label": "PHONE", "source": "rule", "is_pii": True}
     phone |= {"text": "13912345678", "value": "13912345678", "span": [2, 13]}
     phone["mentions"] = [{"span": [2, 13], "text": "13912345678"}, {"span": [17, 28], "text": "13912345678"}]
     shown = finding_display(phone, show_pii=False)
@@ -230,3 +229,13 @@ def test_admin_configures_the_webhook_and_sees_the_secret_once(client: Any, acto
 
 def test_non_admin_cannot_manage_the_organisation(client: Any, actors: Any) -> None:
     assert signed_in(client, actors.rita).get("/organisation/").status_code == 403
+
+
+def test_a_stored_finding_with_wrongly_typed_places_still_highlights_and_displays() -> None:
+    """Corrections stored before they were validated by the finding's type may hold anything where a list belongs."""
+    stored: dict[str, Any] = {
+        "id": "F1", "kind": "risk", "source": "rule", "span": [0, 2], "spans": 1, "mentions": 1, "occurrences": "x",
+    }  # fmt: skip
+    assert finding_spans(stored, 10) == [(0, 2)]
+    shown = finding_display(stored, show_pii=False)
+    assert shown["places"] == 1
