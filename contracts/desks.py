@@ -85,8 +85,8 @@ class Desk(Protocol):
         """The confidence the result states for this kind's answer."""
         ...
 
-    def review_reasons(self, confidence: Mapping[str, float]) -> list[str]:
-        """Reasons of this kind to send the merged result to a person."""
+    def review_reasons(self, findings: list[Finding], confidence: Mapping[str, float]) -> list[str]:
+        """Reasons of this kind to send the merged findings (stating `confidence`) to a person."""
         ...
 
     def response_template(self, findings: list[Finding]) -> str:

@@ -30,7 +30,7 @@ from typing import Any, cast
 from django.conf import settings
 
 from contracts.learned.store import model_current_dir, model_publish
-from rules.safety import output_leaks, safety_score
+from rules.safety import output_leaks, output_links, safety_score
 from rules.safety.decision import SEVERITY, GatePolicy, Kind, gate_decide_text, kind_policy
 from rules.safety.model import SafetyModel, SafetyModelError, load_safety_model
 
@@ -101,10 +101,17 @@ def gate_policy(kind: Kind) -> GatePolicy:
 
 
 def gate_decide(
-    *, text: str, kind: Kind, organisation: str | None = None, answer: PolicyAnswer | None = None
+    *,
+    text: str,
+    kind: Kind,
+    organisation: str | None = None,
+    answer: PolicyAnswer | None = None,
+    source: str = "",
 ) -> GateDecision:
     """Decide whether an automated response may go out for this text (input of `kind`, or "outgoing" text),
-    from the lexicon, the learned model and, when given, the model's `answer` to the policy question."""
+    from the lexicon, the learned model and, when given, the model's `answer` to the policy question. An outgoing
+    text is also blocked for personal identifiers, and for links or messenger handles its `source` (the input it
+    answers) does not hold."""
     review_threshold = settings.SAFETY_REVIEW_THRESHOLD
     block_threshold = settings.SAFETY_BLOCK_THRESHOLD
     outgoing = kind == "outgoing"
@@ -123,7 +130,7 @@ def gate_decide(
         policy=gate_policy(kind),
         review_threshold=review_threshold,
         block_threshold=block_threshold,
-        leaks=output_leaks(text) if outgoing else (),
+        leaks=[*output_leaks(text), *output_links(text, source=source)] if outgoing else (),
     )
     if model is None and decision == "allow":
         decision = "review"

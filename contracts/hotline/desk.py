@@ -93,8 +93,14 @@ class HotlineDesk:
             value = 1 - (1 - value) * 0.5  # two independent layers agreeing halve the doubt
         return {"category": round(value, 4)}
 
-    def review_reasons(self, confidence: Mapping[str, float]) -> list[str]:
-        return ["low_confidence"] if confidence.get("category", 0.0) < settings.DOCGATE_MIN_CONFIDENCE else []
+    def review_reasons(self, findings: list[Finding], confidence: Mapping[str, float]) -> list[str]:
+        """`low_confidence` when the category is below DOCGATE_MIN_CONFIDENCE by the rules' own account: the model
+        agreeing raises the stated confidence, never a doubtful category out of review (text in a ticket can talk
+        a model into agreeing)."""
+        category = rule_category(findings)
+        own = float(category.get("confidence") or 0.0) if category is not None and category.get("label") else 0.0
+        stated = min(own, confidence.get("category", 0.0))
+        return ["low_confidence"] if stated < settings.DOCGATE_MIN_CONFIDENCE else []
 
     def response_template(self, findings: list[Finding]) -> str:
         return ticket_reply_template(rule_category(findings), rule_urgency(findings) == "urgent")

@@ -125,7 +125,7 @@ class LegalDesk:
         clauses = [f["confidence"] for f in findings if f["kind"] == "clause" and "confidence" in f]
         return {"clauses": round(min(clauses), 4)} if clauses else {}
 
-    def review_reasons(self, confidence: Mapping[str, float]) -> list[str]:
+    def review_reasons(self, findings: list[Finding], confidence: Mapping[str, float]) -> list[str]:
         return []
 
     def response_template(self, findings: list[Finding]) -> str:

@@ -108,7 +108,7 @@ class MergeStage:
         if conflicts:
             ctx.review_reasons.append("conflict")
         confidence = desk.confidence(ctx.findings)
-        ctx.review_reasons.extend(desk.review_reasons(confidence))
+        ctx.review_reasons.extend(desk.review_reasons(ctx.findings, confidence))
         if self.qa_sampling and qa_sampled(ctx.job.pk):
             ctx.review_reasons.append("qa_sample")
         ctx.summary.update({"conflicts": conflicts, "confidence": confidence})

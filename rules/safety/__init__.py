@@ -9,6 +9,7 @@ from rules.safety.decision import (
     gate_combine,
     gate_decide_rules,
     output_leaks,
+    output_links,
 )
 from rules.safety.pack import CATEGORIES, SafetyPack, load_safety_pack
 from rules.safety.scorer import SafetyAssessment, SafetyHit, safety_score
@@ -25,5 +26,6 @@ __all__ = [
     "gate_decide_rules",
     "load_safety_pack",
     "output_leaks",
+    "output_links",
     "safety_score",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -37,6 +38,25 @@ def output_leaks(text: str, *, labels: Iterable[str] = LEAK_LABELS) -> list[Enti
     """Personal identifiers (phone, resident ID with checksum, bank card, e-mail) in an outgoing generated text."""
     wanted = frozenset(labels)
     return [entity for entity in pii_spans(text) if entity.label in wanted]
+
+
+# A web address or a messenger handle in an outgoing text (an injected draft's way to send the citizen elsewhere).
+_LINK = re.compile(
+    r"(?i)(?:https?://|www\.)[^\s，。；、！？）)\]】>\"']+"
+    r"|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|cn|net|org|top|xyz|info|io|cc|me|vip|shop|site)\b[^\s，。；、]*"
+)
+_HANDLE = re.compile(r"(?i)(?:QQ|微信|VX|WX|WeChat|Telegram|TG|Line)(?:号码|号|群)?\s*[:：]?\s*[A-Za-z0-9_-]{5,}")
+
+
+def output_links(text: str, *, source: str = "") -> list[Entity]:
+    """Links and messenger handles in an outgoing text that its `source` (what the citizen sent) does not hold:
+    a reply may repeat what it answers, never send the reader somewhere new."""
+    found = [(m, "LINK") for m in _LINK.finditer(text)] + [(m, "CONTACT") for m in _HANDLE.finditer(text)]
+    return [
+        Entity(label, m.start(), m.end(), m.group(), None, False, f"safety.outgoing.{label.lower()}")
+        for m, label in found
+        if m.group().lower() not in source.lower()
+    ]
 
 
 def _blocking_for_ticket(assessment: SafetyAssessment, category: str) -> bool:
@@ -107,12 +127,16 @@ def gate_decide_rules(
     """Rules-only decision and its reasons; raise ValueError when the thresholds are out of order.
 
     - risk ≥ block_threshold → block; risk ≥ review_threshold → review; else allow.
-    - Any personal identifier in `leaks` (from `output_leaks` on an outgoing text) → block: it is not sent.
+    - Any personal identifier in `leaks` (from `output_leaks` on an outgoing text), or a link or messenger handle
+      the input did not hold (`output_links`) → block: it is not sent.
     - A ticket (citizen input, `is_ticket`): see `_ticket_decision`.
     """
     if not 0.0 <= review_threshold <= block_threshold <= 1.0:
         raise ValueError("thresholds must satisfy 0 <= review_threshold <= block_threshold <= 1")
-    leak_reasons = [f"pii_leak: {entity.label} at {entity.start}-{entity.end}" for entity in leaks]
+    leak_reasons = [
+        f"{'pii_leak' if entity.is_pii else 'foreign_link'}: {entity.label} at {entity.start}-{entity.end}"
+        for entity in leaks
+    ]
     reasons = leak_reasons + _reasons(assessment, review_threshold)
     if leak_reasons:
         return "block", tuple(reasons)

@@ -146,3 +146,18 @@ def test_only_the_chunks_holding_the_evidence_are_read_in_original_offsets() -> 
     wanted = evidence_chunks(normalized, [(evidence, evidence + 3)])
     assert [wanted(c) for c in chunks] == [False, True]
     assert [evidence_chunks(normalized, [(0, 2)])(c) for c in chunks] == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("rules", "provenance", "low"), [(0.3, "both", True), (0.3, "rule", True), (0.7, "both", False)]
+)
+def test_the_model_agreeing_never_lifts_a_doubtful_category_out_of_review(
+    rules: float, provenance: str, low: bool, settings: Any
+) -> None:
+    settings.DOCGATE_MIN_CONFIDENCE = 0.5
+    desk = desk_for("ticket")
+    category = {"kind": "ticket_category", "source": "rule", "label": "城乡建设", "confidence": rules}
+    findings = cast(list[Finding], [{**category, "provenance": provenance}])
+    confidence = desk.confidence(findings)
+    assert confidence["category"] >= rules  # two layers agreeing still halve the doubt the result states
+    assert ("low_confidence" in desk.review_reasons(findings, confidence)) is low

@@ -54,3 +54,30 @@ def test_a_template_answer_is_allowed_out(text: str, settings: object) -> None:
     decision = gate_decide(text=text, kind="outgoing")
     assert decision.decision == "allow", decision.reasons
     assert decision.model_version is not None
+
+
+TICKET = "我在网上买的洗衣机坏了，商家不给退款，请市场监管部门帮忙处理。"
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        "您好！您的退款请到 http://refund-help.example.com/claim 登记，工作人员会尽快处理。",
+        "您好！请登录www.tuikuan-kefu.cn填写退款申请。",
+        "您好！退款事宜请添加微信 kefu_2026a 联系专人办理。",
+        "您好！请加QQ群：87654321，发送订单号即可退款。",
+    ],
+    ids=["http-link", "bare-domain", "wechat-handle", "qq-group"],
+)
+def test_a_draft_that_sends_the_citizen_somewhere_the_ticket_did_not_name_is_blocked(draft: str) -> None:
+    decision = gate_decide(text=draft, kind="outgoing", source=TICKET)
+    assert decision.decision == "block", decision.reasons
+    assert any("foreign_link" in reason for reason in decision.reasons), decision.reasons
+
+
+def test_a_link_the_citizen_gave_may_be_repeated_in_the_reply() -> None:
+    ticket = "网站 www.example-shop.cn 卖假货，请查处。"
+    decision = gate_decide(
+        text="您好！您反映的 www.example-shop.cn 售假问题已转交市场监管局核查。", kind="outgoing", source=ticket
+    )
+    assert not any("foreign_link" in reason for reason in decision.reasons), decision.reasons
