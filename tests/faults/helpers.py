@@ -30,12 +30,16 @@ def pause_marks(folder: Path) -> Path:
     return folder / "paused"
 
 
-def fault_worker_env(folder: Path, *, pause_s: float = 0.0, **overrides: str) -> dict[str, str]:
-    """Environment for a worker with short leases and, with `pause_s`, a pause stage after merge on attempt 1."""
+def fault_worker_env(
+    folder: Path, *, pause_s: float = 0.0, pause_phase: str = "rules", **overrides: str
+) -> dict[str, str]:
+    """Environment for a worker with short leases and, with `pause_s`, a pause stage after the others in a job's
+    first run of `pause_phase` (rules, or llm)."""
     (folder / "fault_settings.py").write_text(
         "from config.settings import *  # noqa: F403\n"
         'DOCGATE_EXTRA_STAGES = ["tests.faults.stages.PauseStage"]\n'
         f"DOCGATE_FAULT_PAUSE_S = {pause_s!r}\n"
+        f"DOCGATE_FAULT_PAUSE_PHASE = {pause_phase!r}\n"
         f"DOCGATE_FAULT_PAUSE_MARKS = {str(pause_marks(folder))!r}\n"
     )
     return {

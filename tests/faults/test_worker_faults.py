@@ -11,10 +11,12 @@ import pytest
 from django.db import connection
 
 from contracts.intake.submission import Submission, document_submit
-from contracts.models import AuditEvent, DeliveryState, Job, JobState, Result, WebhookDelivery
+from contracts.models import AuditEvent, DeliveryState, Job, JobPhase, JobState, Result, WebhookDelivery
 from contracts.tasks import job_run_task, jobs_sweep_task
 from contracts.webhooks.endpoints import webhook_endpoint_configure
 from tests.faults.helpers import FAULT_APP_NAME, child_pids, fault_worker_env, log_tail, pause_marks
+from tests.inference.fake_server import scripted_server
+from tests.unit.test_pipeline_resume import CONTRACT, contract_model_answer
 from tests.unit.test_webhook_delivery import local_receiver
 from tests.workers import celery_worker, wait_until
 
@@ -101,6 +103,18 @@ def test_same_message_delivered_twice_gives_one_result(actors: Any, redis_flushe
     assert job.attempts == 1
 
 
+def worker_connections_drop() -> int:
+    """Terminate the fault worker's PostgreSQL connections (a server restart, a network cut); how many."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = %s AND pid <> pg_backend_pid()",
+            [FAULT_APP_NAME],
+        )
+        (dropped,) = cursor.fetchone()
+    return int(dropped)
+
+
 def test_database_connection_dropped_under_a_running_task_is_retried_and_ends_once(
     actors: Any, redis_flushed: str, tmp_path: Path
 ) -> None:
@@ -108,17 +122,41 @@ def test_database_connection_dropped_under_a_running_task_is_retried_and_ends_on
     job = contract_job(actors, 4)
     with celery_worker(extra_env=fault_worker_env(tmp_path, pause_s=3.0), log_path=log):
         assert wait_until(lambda: in_pause_stage(job, tmp_path), timeout_s=45), log_tail(log)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND application_name = %s AND pid <> pg_backend_pid()",
-                [FAULT_APP_NAME],
-            )
-            (dropped,) = cursor.fetchone()
-        assert dropped >= 1
+        assert worker_connections_drop() >= 1
         assert wait_until(lambda: is_final(job), timeout_s=60), log_tail(log)
     assert_exactly_one_result(job)
     job.refresh_from_db()
     assert job.attempts == 2  # the dropped attempt released the job; the retry finished it
     assert job.error is None
+    assert "Retry in" in log.read_text(errors="replace")
+
+
+def test_database_connection_dropped_under_a_running_model_phase_task_is_retried_and_ends_once(
+    actors: Any, redis_flushed: str, tmp_path: Path
+) -> None:
+    """The model's questions (llm phase) lose their database connection mid-run: the job goes back to
+    `provisional`, where that phase claims it, and the retry finishes it once (it once went to `queued`, which only
+    the rules phase claims, and stayed there for ever)."""
+    log = tmp_path / "worker.log"
+    with scripted_server() as model:
+        model.count_chars_as_tokens, model.fallback = True, contract_model_answer
+        env = fault_worker_env(
+            tmp_path, pause_s=3.0, pause_phase="llm", LLM_ENABLED="true", LLM_POLICY="always", LLM_DRAFTS="false",
+            LLM_BASE_URL=model.base_url, LLM_ENGINE="llamacpp", LLM_MAX_RETRIES="0",
+        )  # fmt: skip
+        job = document_submit(
+            organisation=actors.acme, submission=Submission(kind="contract", source="api", text=CONTRACT)
+        ).job
+        with celery_worker(extra_env=env, log_path=log):
+            assert wait_until(lambda: in_pause_stage(job, tmp_path), timeout_s=60), log_tail(log)
+            assert job.phase == JobPhase.LLM
+            assert worker_connections_drop() >= 1
+            assert wait_until(lambda: is_final(job), timeout_s=60), log_tail(log)
+    job.refresh_from_db()
+    assert job.state in (JobState.DONE, JobState.NEEDS_REVIEW) and job.error is None
+    results = Result.objects.filter(document=job.document)
+    assert [(r.version, r.final) for r in results.order_by("version")] == [(1, False), (2, True)]
+    final = results.get(final=True).data
+    assert any(f.get("provenance") == "both" for f in final["findings"])  # the model's answers are in it
+    assert AuditEvent.objects.filter(action=f"job.{job.state}", object_id=str(job.pk)).count() == 1
     assert "Retry in" in log.read_text(errors="replace")

@@ -40,7 +40,7 @@ class AfterMergeStage:
         ctx.artifacts["after_merge"] = len(ctx.findings)
 
 
-def _model_answer(recorded: Recorded) -> Scripted:
+def contract_model_answer(recorded: Recorded) -> Scripted:
     """A model that says no to the safety question and finds two clauses, quoting the contract."""
     if recorded.body.get("logprobs"):
         no = [{"token": "No", "logprob": -0.05}, {"token": "Yes", "logprob": -3.0}]
@@ -53,7 +53,7 @@ def _model_answer(recorded: Recorded) -> Scripted:
 def model(settings: Any) -> Iterator[ScriptedServer]:
     """A model that answers, asked every question it applies to; a stage added after merge."""
     with scripted_server() as server:
-        server.count_chars_as_tokens, server.fallback = True, _model_answer
+        server.count_chars_as_tokens, server.fallback = True, contract_model_answer
         settings.LLM_ENABLED, settings.LLM_POLICY, settings.LLM_DRAFTS = True, "always", False
         settings.LLM_BASE_URL, settings.LLM_ENGINE, settings.LLM_MAX_RETRIES = server.base_url, "llamacpp", 0
         settings.DOCGATE_EXTRA_STAGES = [f"{__name__}.AfterMergeStage"]
