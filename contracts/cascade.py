@@ -109,7 +109,7 @@ def _gate_question(gate: GateDecision, knobs: CascadeSettings) -> Question:
         return Question("gate", "policy always")
     if gate.decision == "block":
         return Question("gate", "skipped: the rules already block; the model can only raise a decision")
-    if gate.decision == "review" and gate_policy(cast(Kind, gate.kind)).require_agreement:
+    if gate.decision == "review" and not gate_policy(cast(Kind, gate.kind)).llm_may_block:
         return Question("gate", f"skipped: a {gate.kind} held for review is the most the model could make of it")
     if gate.decision == "review":
         return Question("gate", "uncertain: held for review, and the model's answer could still block it")

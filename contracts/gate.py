@@ -31,6 +31,7 @@ from django.conf import settings
 
 from contracts.learned.store import model_current_dir, model_publish
 from rules.safety import output_leaks, output_links, safety_score
+from rules.safety.contract_reading import legal_function_masked
 from rules.safety.decision import SEVERITY, GatePolicy, Kind, gate_decide_text, kind_policy
 from rules.safety.model import SafetyModel, SafetyModelError, load_safety_model
 
@@ -115,19 +116,21 @@ def gate_decide(
     review_threshold = settings.SAFETY_REVIEW_THRESHOLD
     block_threshold = settings.SAFETY_BLOCK_THRESHOLD
     outgoing = kind == "outgoing"
-    assessment = safety_score(text)
+    policy = gate_policy(kind)
+    judged = legal_function_masked(text) if policy.legal_function else text  # same length: spans keep meaning
+    assessment = safety_score(judged)
     try:
         model: SafetyModel | None = safety_model_for(organisation)
     except SafetyModelError:
         logger.exception("no usable safety model: the gate sends this text to review")
         model = None
-    prediction = model.predict([text], [assessment])[0] if model is not None else None
+    prediction = model.predict([judged], [assessment])[0] if model is not None else None
     decision: str
     decision, risk, reasons = gate_decide_text(
         assessment,
         prediction,
         kind=kind,
-        policy=gate_policy(kind),
+        policy=policy,
         review_threshold=review_threshold,
         block_threshold=block_threshold,
         leaks=[*output_leaks(text), *output_links(text, source=source)] if outgoing else (),
@@ -154,15 +157,15 @@ def gate_decide(
 
 def gate_llm_raise(decision: GateDecision, answer: PolicyAnswer) -> GateDecision:
     """Raise `decision` by the model's answer to the policy question (never lower it); the answer's status is
-    recorded on the returned decision. Where a block needs the lexicon and the safety model to agree (tickets),
-    the model's answer can raise to review at most."""
+    recorded on the returned decision. Where the kind's policy does not let the LLM block (tickets, contracts), its
+    answer raises to review at most."""
     if answer.risk is None:
         return replace(decision, llm_status=answer.status)
     llm_risk = answer.risk
     block_threshold, review_threshold = settings.SAFETY_BLOCK_THRESHOLD, settings.SAFETY_REVIEW_THRESHOLD
     llm_decision = "allow"
     if llm_risk >= block_threshold:
-        llm_decision = "review" if gate_policy(cast(Kind, decision.kind)).require_agreement else "block"
+        llm_decision = "block" if gate_policy(cast(Kind, decision.kind)).llm_may_block else "review"
     elif llm_risk >= review_threshold:
         llm_decision = "review"
     raised, reasons = decision.decision, decision.reasons

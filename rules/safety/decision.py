@@ -205,6 +205,11 @@ class GatePolicy:
     # The input is a citizen's ticket: the lexicon reads it as a complaint, in which harm is described, not asked
     # for (`gate_decide_rules(is_ticket=True)`).
     complaint: bool = False
+    # The input is a contract: what it prohibits, penalises, defines or keeps confidential is not judged as harm
+    # (`rules.safety.contract_reading`).
+    legal_function: bool = False
+    # Whether the LLM's policy answer alone may block; else it raises to review at most.
+    llm_may_block: bool = True
 
     def __post_init__(self) -> None:
         if not (0.0 <= self.review <= 1.0 and 0.0 <= self.block <= 1.0):
@@ -226,10 +231,14 @@ TICKET_MODEL_CATEGORIES = TICKET_BLOCKABLE | {"self_harm", "pii_leak"}
 
 
 # What each kind's input is, beyond its thresholds: a ticket is a citizen's complaint, blocked only when the lexicon
-# and the model agree, and judged by the model's request, threat, self-harm and privacy categories only.
+# and the model agree, and judged by the model's request, threat, self-harm and privacy categories only; a contract
+# is read for its clauses' legal function. For neither does the LLM's answer alone block.
 KIND_TRAITS: Mapping[str, Mapping[str, Any]] = {
-    "ticket": {"require_agreement": True, "categories": TICKET_MODEL_CATEGORIES, "complaint": True},
-}
+    "ticket": {
+        "require_agreement": True, "categories": TICKET_MODEL_CATEGORIES, "complaint": True, "llm_may_block": False,
+    },
+    "contract": {"legal_function": True, "llm_may_block": False},
+}  # fmt: skip
 
 
 def kind_policy(kind: Kind, review: float, block: float) -> GatePolicy:

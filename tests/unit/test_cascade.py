@@ -70,7 +70,7 @@ def test_a_blank_template_article_is_not_a_doubt() -> None:
         (replace(SAFE, model_risk=0.6), "contract", False),  # ordinary contract language, below the contract floor
         (replace(SAFE, model_risk=0.8), "contract", True),  # the contract's top decile
         (replace(SAFE, model_risk=0.3, kind="ticket"), "ticket", True),  # tickets: the lexicon's band
-        (replace(SAFE, model_risk=0.6, decision="review"), "contract", True),  # the model could still block it
+        (replace(SAFE, model_risk=0.6, decision="review"), "contract", False),  # the model never blocks a contract
         (replace(SAFE, rule_risk=0.9, decision="block"), "contract", False),  # nothing left to raise
         (replace(SAFE, rule_risk=0.6, decision="review", kind="ticket"), "ticket", False),  # the most it can be
         (SAFE, "contract", False),  # clearly safe
