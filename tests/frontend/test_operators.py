@@ -1,4 +1,5 @@
-"""Operators: /healthz, /readyz (database, broker, LLM breaker, safety model) and /metrics with pipeline histograms."""
+"""Operators: /healthz, /readyz (database, broker, LLM breaker, safety model; how converters are isolated) and /metrics
+with pipeline histograms."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from unittest import mock
 import pytest
 from django.db.utils import OperationalError
 
+from contracts.intake.isolation import ISOLATION_LACKS, Isolation
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import JobState
 from contracts.pipeline import job_run
@@ -72,6 +74,28 @@ def test_readyz_is_unavailable_when_the_file_queue_is_missing(client: Any, setti
     settings.CELERY_BROKER_URL = "filesystem://"
     settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"data_folder_in": str(tmp_path / "gone")}
     assert client.get("/readyz").status_code == 503
+
+
+def test_readyz_says_how_converters_are_isolated_and_what_that_lacks(client: Any, file_broker: None) -> None:
+    converters = client.get("/readyz").json()["converters"]
+    level = converters["isolation"]
+    assert level in ("bwrap", "unshare", "none")
+    assert converters["isolation_lacks"] == list(ISOLATION_LACKS[level])
+    assert converters["network_isolation"] is (level != "none")
+    assert converters["isolation_detail"]
+
+
+@pytest.mark.parametrize(("level", "network"), [("unshare", True), ("none", False)])
+def test_readyz_names_what_a_weaker_isolation_lacks(
+    client: Any, file_broker: None, monkeypatch: pytest.MonkeyPatch, level: str, network: bool
+) -> None:
+    monkeypatch.setattr("contracts.operations.health.isolation", lambda: Isolation(level, "bwrap: not permitted"))
+    response = client.get("/readyz")
+    assert response.status_code == 200, "a weak isolation is reported, not a reason to be unready"
+    converters = response.json()["converters"]
+    assert converters["isolation"] == level and converters["network_isolation"] is network
+    assert any(lack.startswith("file isolation") for lack in converters["isolation_lacks"])
+    assert any(lack.startswith("network isolation") for lack in converters["isolation_lacks"]) is not network
 
 
 def test_metrics_expose_stage_histograms_after_a_job_has_run(client: Any, actors: Any) -> None:
