@@ -45,6 +45,8 @@ _libc.syscall.restype = ctypes.c_long
 
 def landlock_abi() -> int:
     """The Landlock ABI version this kernel offers; 0 when Landlock is missing or disabled."""
+    if not sys.platform.startswith("linux"):
+        return 0
     version = _libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
     return max(int(version), 0)
 
@@ -56,8 +58,9 @@ def _fs_rights(abi: int) -> int:
 def _ruleset(abi: int) -> int:
     """A new ruleset that handles every right this ABI knows (so each is refused unless a rule allows it)."""
     fields = [_fs_rights(abi)] + ([_NET_TCP] if abi >= 4 else []) + ([_SCOPES] if abi >= 6 else [])
-    attr = ctypes.create_string_buffer(struct.pack(f"={len(fields)}Q", *fields))
-    descriptor = _libc.syscall(_CREATE_RULESET, attr, ctypes.c_size_t(len(attr.raw)), ctypes.c_uint32(0))
+    packed = struct.pack(f"={len(fields)}Q", *fields)  # struct landlock_ruleset_attr, as long as this ABI knows it
+    attr = ctypes.create_string_buffer(packed, len(packed))
+    descriptor = _libc.syscall(_CREATE_RULESET, attr, ctypes.c_size_t(len(packed)), ctypes.c_uint32(0))
     if descriptor < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
     return int(descriptor)
@@ -72,7 +75,8 @@ def _allow(ruleset: int, path: str, rights: int, abi: int) -> None:
     try:
         if not os.path.isdir(path):
             rights &= _FILE_RIGHTS
-        attr = ctypes.create_string_buffer(struct.pack("=Qi", rights & _fs_rights(abi), descriptor))
+        packed = struct.pack("=Qi", rights & _fs_rights(abi), descriptor)  # struct landlock_path_beneath_attr
+        attr = ctypes.create_string_buffer(packed, len(packed))
         if _libc.syscall(_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH), attr, 0) < 0:
             raise OSError(ctypes.get_errno(), f"landlock_add_rule {path}")
     finally:

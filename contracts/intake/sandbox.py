@@ -1,6 +1,6 @@
 """Running an outside converter (LibreOffice, OCRmyPDF) on an upload: its own temporary directory and profile, a
 timeout that kills the whole process group, confined as tightly as this machine allows (`contracts.intake.isolation`:
-bubblewrap, else a network namespace), bounded output.
+bubblewrap, else Landlock, else a network namespace), bounded output.
 
 Converters are programs installed from Debian packages (`make install-converters`); a missing one is a refusal
 naming the package to install, and `/readyz` lists it (`converter_status`).

@@ -99,7 +99,7 @@ def readiness() -> tuple[bool, dict[str, Any]]:
 def converters() -> dict[str, Any]:
     """The outside converters and whether each is installed: a missing one refuses its input types (scans and
     images; .doc, .wps, .rtf, .odt) with what to install, and does not make the service unready. `isolation` is
-    how they are confined (bwrap, unshare or none), `isolation_lacks` what that level does not give."""
+    how they are confined (bwrap, landlock, unshare or none), `isolation_lacks` what that level does not give."""
     states = {name: converter_status(name) for name in CONVERTERS}
     listed: dict[str, Any] = {
         name: {"available": state.available, "detail": state.detail} for name, state in states.items()
