@@ -11,7 +11,7 @@ RUN apt-get update \
        pip install --no-cache-dir -r requirements.txt \
     && apt-get purge -y build-essential && apt-get autoremove -y \
     && apt-get install -y --no-install-recommends ocrmypdf tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-chi-tra \
-       libreoffice-writer-nogui \
+       libreoffice-writer-nogui bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN useradd --create-home docgate && mkdir -p /data && chown docgate /data

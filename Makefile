@@ -25,11 +25,12 @@ install: $(VENV)/.runtime
 install-test: $(VENV)/.test
 
 # Converters for scans, images and legacy Office files (OCRmyPDF + Tesseract chi_sim/chi_tra, LibreOffice
-# headless), installed from Debian when missing and we are root. Without them those inputs are refused with what
-# to install, and /readyz lists them; everything else works.
-CONVERTER_PACKAGES := ocrmypdf tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-chi-tra libreoffice-writer-nogui
+# headless) and bubblewrap, which confines them; installed from Debian when missing and we are root. Without them
+# those inputs are refused with what to install, and /readyz lists them; everything else works.
+CONVERTER_PACKAGES := ocrmypdf tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-chi-tra libreoffice-writer-nogui \
+	bubblewrap
 converters:
-	@if ! command -v ocrmypdf >/dev/null 2>&1 || ! command -v soffice >/dev/null 2>&1 \
+	@if ! command -v ocrmypdf >/dev/null 2>&1 || ! command -v soffice >/dev/null 2>&1 || ! command -v bwrap >/dev/null 2>&1 \
 	    || ! tesseract --list-langs 2>/dev/null | grep -qx chi_tra; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \

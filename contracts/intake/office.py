@@ -1,10 +1,18 @@
 """Legacy and open Office documents (.doc, .wps, .rtf, .odt): recognised by content, converted to text by
-LibreOffice headless in the worker (`contracts.intake.sandbox`: own profile, timeout, no network, bounded output)."""
+LibreOffice headless in the worker (`contracts.intake.sandbox`: own profile, timeout, confined, bounded output).
+
+The profile is written fresh for each conversion and refuses what a document may ask LibreOffice to fetch:
+links are never updated, links from untrusted documents (every upload) are blocked, macros never run, and every
+URL goes through a proxy that cannot exist, so even where the converter has the network and the worker's files
+(isolation `none`) the linked objects and pictures of tests/unit/test_converter_isolation.py reach nothing.
+"""
 
 from __future__ import annotations
 
 import io
 import zipfile
+from pathlib import Path
+from xml.sax.saxutils import escape
 
 from contracts.intake.errors import ExtractionError, ExtractionLimits
 from contracts.intake.sandbox import converter_require, run_converter, workspace
@@ -15,6 +23,22 @@ ODT = "application/vnd.oasis.opendocument.text"
 OFFICE_TYPES = {OLE2: ".doc", RTF: ".rtf", ODT: ".odt"}
 _OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ODT_MIMETYPE = b"mimetype" + ODT.encode()
+_NO_PROXY = "docgate-no-network.invalid"  # RFC 6761: .invalid never resolves
+# (configuration path, property, type, value) written to the profile's registrymodifications.xcu.
+_PROFILE_SETTINGS = (
+    ("/org.openoffice.Office.Common/Security/Scripting", "BlockUntrustedRefererLinks", "boolean", "true"),
+    ("/org.openoffice.Office.Common/Security/Scripting", "MacroSecurityLevel", "int", "3"),
+    ("/org.openoffice.Office.Common/Security/Scripting", "DisableMacrosExecution", "boolean", "true"),
+    ("/org.openoffice.Office.Writer/Content/Update", "Link", "int", "0"),  # 0: never update links
+    ("/org.openoffice.Office.Java/VirtualMachine", "Enable", "boolean", "false"),
+    ("/org.openoffice.Inet/Settings", "ooInetProxyType", "int", "1"),  # 1: the proxies named here
+    ("/org.openoffice.Inet/Settings", "ooInetNoProxy", "string", ""),
+    *(
+        ("/org.openoffice.Inet/Settings", f"ooInet{scheme}Proxy{field}", kind, value)
+        for scheme in ("HTTP", "HTTPS", "FTP")
+        for field, kind, value in (("Name", "string", _NO_PROXY), ("Port", "int", "9"))
+    ),
+)
 
 
 def sniff_office(data: bytes) -> str | None:
@@ -42,6 +66,24 @@ def office_check(data: bytes, content_type: str, limits: ExtractionLimits) -> No
         raise ExtractionError("archive_too_large", "The .odt expands beyond the allowed size.")
 
 
+def libreoffice_profile(folder: Path) -> Path:
+    """Write a fresh LibreOffice user profile under `folder` with the settings above; return its directory."""
+    profile = folder / "profile"
+    (profile / "user").mkdir(parents=True)
+    items = "".join(
+        f'<item oor:path="{path}"><prop oor:name="{name}" oor:op="fuse" oor:type="xs:{kind}">'
+        f"<value>{escape(value)}</value></prop></item>"
+        for path, name, kind, value in _PROFILE_SETTINGS
+    )
+    (profile / "user" / "registrymodifications.xcu").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?><oor:items xmlns:oor="http://openoffice.org/2001/registry" '
+        'xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
+        f"{items}</oor:items>",
+        encoding="utf-8",
+    )
+    return profile
+
+
 def office_text(data: bytes, content_type: str, limits: ExtractionLimits) -> str:
     """Convert the document to UTF-8 text with LibreOffice; refuse what it cannot read or what is too long."""
     converter_require("office", "A legacy Office document (.doc, .wps, .rtf, .odt)")
@@ -51,7 +93,7 @@ def office_text(data: bytes, content_type: str, limits: ExtractionLimits) -> str
         out = folder / "out"
         argv = [
             "soffice",
-            f"-env:UserInstallation={(folder / 'profile').as_uri()}",
+            f"-env:UserInstallation={libreoffice_profile(folder).as_uri()}",
             "--headless",
             "--invisible",
             "--nologo",

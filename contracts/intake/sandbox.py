@@ -1,5 +1,6 @@
 """Running an outside converter (LibreOffice, OCRmyPDF) on an upload: its own temporary directory and profile, a
-timeout that kills the whole process group, no network where the kernel allows it, bounded output.
+timeout that kills the whole process group, confined as tightly as this machine allows (`contracts.intake.isolation`:
+bubblewrap, else Landlock, else a network namespace), bounded output.
 
 Converters are programs installed from Debian packages (`make install-converters`); a missing one is a refusal
 naming the package to install, and `/readyz` lists it (`converter_status`).
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contracts.intake.errors import ExtractionError
+from contracts.intake.isolation import isolation_argv
 
 # What each converter needs, and the Debian packages that provide it.
 CONVERTERS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -72,26 +74,6 @@ def converter_require(name: str, what: str) -> None:
         )
 
 
-@functools.cache
-def _network_isolation() -> tuple[str, ...]:
-    """`unshare` arguments that give a child no network, where this kernel and user allow it; () otherwise."""
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return ()
-    for prefix in ((unshare, "--net"), (unshare, "--user", "--map-root-user", "--net")):
-        try:
-            if subprocess.run([*prefix, "true"], capture_output=True, timeout=10, check=False).returncode == 0:
-                return prefix
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-    return ()
-
-
-def network_isolated() -> bool:
-    """Whether converters run without a network here (shown by /readyz)."""
-    return bool(_network_isolation())
-
-
 @contextmanager
 def workspace() -> Iterator[Path]:
     """A private temporary directory, removed afterwards whatever happened inside."""
@@ -115,7 +97,7 @@ def run_converter(
         "OMP_THREAD_LIMIT": "1",  # Tesseract: one thread per page; the worker pool is the parallelism
     }
     process = subprocess.Popen(
-        [*_network_isolation(), *argv],
+        [*isolation_argv(folder), *argv],
         cwd=folder,
         env=env,
         stdin=subprocess.DEVNULL,

@@ -14,7 +14,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from kombu import Connection
 
-from contracts.intake.sandbox import CONVERTERS, converter_status, network_isolated
+from contracts.intake.isolation import isolation
+from contracts.intake.sandbox import CONVERTERS, converter_status
 from contracts.llm import llm_breaker_snapshot
 from rules.safety.model import SafetyModelError, load_safety_model
 
@@ -97,12 +98,17 @@ def readiness() -> tuple[bool, dict[str, Any]]:
 
 def converters() -> dict[str, Any]:
     """The outside converters and whether each is installed: a missing one refuses its input types (scans and
-    images; .doc, .wps, .rtf, .odt) with what to install, and does not make the service unready."""
+    images; .doc, .wps, .rtf, .odt) with what to install, and does not make the service unready. `isolation` is
+    how they are confined (bwrap, landlock, unshare or none), `isolation_lacks` what that level does not give."""
     states = {name: converter_status(name) for name in CONVERTERS}
     listed: dict[str, Any] = {
         name: {"available": state.available, "detail": state.detail} for name, state in states.items()
     }
-    listed["network_isolation"] = network_isolated()
+    confinement = isolation()
+    listed["network_isolation"] = confinement.network_isolated
+    listed["isolation"] = confinement.level
+    listed["isolation_lacks"] = list(confinement.lacks)
+    listed["isolation_detail"] = confinement.detail
     return listed
 
 

@@ -1,4 +1,5 @@
-"""Hostile input the intake API must refuse with a clear JSON 4xx and nothing stored (complements test_intake)."""
+"""Hostile input the intake API must refuse with a clear JSON 4xx and nothing stored, or read without letting it reach
+beyond itself (complements test_intake)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from contracts.models import Document, Job
 from contracts.pipeline import job_run
 from tests.api.test_intake import URL, assert_nothing_stored, upload
 from tests.files import cjk_pdf_bytes, pdf_bytes
+from tests.hostile_documents import listener_running, odt_linking, secret_planted, targets_of
+from tests.unit.test_converters import _need
 
 pytestmark = pytest.mark.django_db
 
@@ -116,3 +119,21 @@ def test_hostile_file_names_never_become_storage_paths(acme_api: Any, settings: 
     stored = Path(document.original.path).resolve()
     assert stored.is_relative_to(Path(settings.MEDIA_ROOT).resolve())
     assert len(document.original_name) <= 255 and "\x00" not in document.original_name
+
+
+def test_an_odt_linking_local_files_and_urls_brings_none_of_them_into_the_document(
+    acme_api: Any, tmp_path: Path
+) -> None:
+    # tests/unit/test_converter_isolation.py holds the other kinds and the isolation levels; this is the way in.
+    _need("office")
+    with listener_running() as listener, secret_planted(tmp_path) as secret:
+        data = odt_linking(targets_of(secret, listener))
+        secret.write()
+        response = upload(acme_api, "linked.odt", data)
+        assert response.status_code == 201, response.json()
+        document = Document.objects.get(pk=response.json()["document"]["id"])
+        job_run(Job.objects.get(document=document).pk, "hostile-test")
+        document.refresh_from_db()
+        assert "Before." in document.text and "After." in document.text
+        assert secret.token not in document.text and not secret.was_read()
+        assert listener.requests == [], listener.requests

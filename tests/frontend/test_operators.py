@@ -1,4 +1,5 @@
-"""Operators: /healthz, /readyz (database, broker, LLM breaker, safety model) and /metrics with pipeline histograms."""
+"""Operators: /healthz, /readyz (database, broker, LLM breaker, safety model; how converters are isolated) and /metrics
+with pipeline histograms."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from unittest import mock
 import pytest
 from django.db.utils import OperationalError
 
+from contracts.intake.isolation import ISOLATION_LACKS, Isolation, landlock_lacks
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import JobState
 from contracts.pipeline import job_run
@@ -72,6 +74,43 @@ def test_readyz_is_unavailable_when_the_file_queue_is_missing(client: Any, setti
     settings.CELERY_BROKER_URL = "filesystem://"
     settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"data_folder_in": str(tmp_path / "gone")}
     assert client.get("/readyz").status_code == 503
+
+
+def test_readyz_says_how_converters_are_isolated_and_what_that_lacks(client: Any, file_broker: None) -> None:
+    converters = client.get("/readyz").json()["converters"]
+    assert converters["isolation"] in ("bwrap", "landlock", "unshare", "none")
+    assert converters["isolation"] != "bwrap" or converters["isolation_lacks"] == []
+    assert converters["network_isolation"] is (converters["isolation"] != "none")
+    assert converters["isolation_detail"]
+
+
+WEAKER = {
+    "landlock (ABI 4)": (Isolation("landlock", "bwrap: not permitted; Landlock ABI 4", landlock_lacks(4, False)), True),
+    "landlock (ABI 2)": (
+        Isolation("landlock", "bwrap: not permitted; Landlock ABI 2", landlock_lacks(2, False)),
+        False,
+    ),
+    "unshare": (Isolation("unshare", "bwrap: not permitted", ISOLATION_LACKS["unshare"]), True),
+    "none": (Isolation("none", "bwrap: not permitted", ISOLATION_LACKS["none"]), False),
+}
+
+
+@pytest.mark.parametrize(("confinement", "network"), WEAKER.values(), ids=WEAKER.keys())
+def test_readyz_names_what_a_weaker_isolation_lacks(
+    client: Any, file_broker: None, monkeypatch: pytest.MonkeyPatch, confinement: Isolation, network: bool
+) -> None:
+    monkeypatch.setattr("contracts.operations.health.isolation", lambda: confinement)
+    response = client.get("/readyz")
+    assert response.status_code == 200, "a weak isolation is reported, not a reason to be unready"
+    converters = response.json()["converters"]
+    assert converters["isolation"] == confinement.level and converters["network_isolation"] is network
+    lacks = converters["isolation_lacks"]
+    assert any(lack.startswith("network isolation") for lack in lacks) is not network
+    if confinement.level == "landlock":
+        assert any(lack.startswith("process isolation") for lack in lacks)
+        assert not any(lack.startswith("file isolation") for lack in lacks)
+    else:
+        assert any(lack.startswith("file isolation") for lack in lacks)
 
 
 def test_metrics_expose_stage_histograms_after_a_job_has_run(client: Any, actors: Any) -> None:
