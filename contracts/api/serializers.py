@@ -87,7 +87,21 @@ class SubmitFileSerializer(SubmitSerializer):
     file = serializers.FileField(allow_empty_file=True)
 
 
+class JobErrorField(serializers.JSONField):
+    """A failed job's error as callers see it: stage, code, type and message. The stored trace names DocGate's code
+    and paths: it stays in the database, for staff in the Django admin."""
+
+    SHOWN = ("stage", "code", "type", "message")
+
+    def to_representation(self, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {key: value[key] for key in self.SHOWN if key in value}
+
+
 class JobSerializer(serializers.ModelSerializer):
+    error = JobErrorField(read_only=True, allow_null=True)
+
     class Meta:
         model = Job
         fields = [
