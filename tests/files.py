@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 from xml.sax.saxutils import escape
 
@@ -31,13 +32,78 @@ def docx_bytes(paragraphs: list[str]) -> bytes:
     )
 
 
-def docx_with_xml(document: str) -> bytes:
-    """Return a .docx archive whose word/document.xml is exactly `document`."""
+def docx_with_xml(document: str | bytes) -> bytes:
+    """Return a .docx archive whose word/document.xml is exactly `document` (a str is written as UTF-8)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("[Content_Types].xml", CONTENT_TYPES)
         archive.writestr("_rels/.rels", PACKAGE_RELS)
         archive.writestr("word/document.xml", document)
+    return buffer.getvalue()
+
+
+def docx_entity_bomb(laughs: int = 30_000, encoding: str = "utf-16") -> bytes:
+    """A .docx whose word/document.xml, in `encoding`, declares a 399-character entity in a DTD and uses it `laughs`
+    times: 30,000 make a 300 KB part (UTF-16) that expands to 12 M characters. Each use stands among a little plain
+    text, which keeps the growth (40x) under expat's own amplification limit (100x): only refusing DTDs stops it."""
+    declared = "UTF-16" if encoding.startswith("utf-16") else encoding.upper()
+    xml = (
+        f'<?xml version="1.0" encoding="{declared}"?>\n'
+        f'<!DOCTYPE w:document [\n<!ENTITY a "{"lol" * 133}">\n]>\n'
+        '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+        f"<w:body><w:p><w:r><w:t>{'&a;  ' * laughs}</w:t></w:r></w:p></w:body></w:document>"
+    )
+    return docx_with_xml(xml.encode(encoding))
+
+
+def zip_patched(
+    data: bytes,
+    member: str,
+    *,
+    flags: int = 0,
+    version: int | None = None,
+    method: int | None = None,
+    name: bytes | None = None,
+    local_only: bool = False,
+) -> bytes:
+    """`data` (a zip) with one member's headers patched by hand, as a hostile client would: `flags` or-ed into its
+    general-purpose bits, its version needed to extract or compression method set, its name's bytes replaced
+    (same length); in the central directory and the local header, or with `local_only` in the local header only."""
+    out = bytearray(data)
+    wanted = member.encode()
+    assert name is None or len(name) == len(wanted)
+    # Field offsets (version, flags, method, name length, name) in a local header and a central directory entry.
+    layouts = {b"PK\x03\x04": (4, 6, 8, 26, 30), b"PK\x01\x02": (6, 8, 10, 28, 46)}
+    found = 0
+    for signature, (at_version, at_flags, at_method, at_length, at_name) in layouts.items():
+        if local_only and signature == b"PK\x01\x02":
+            continue
+        start = out.find(signature)
+        while start != -1:
+            (length,) = struct.unpack_from("<H", out, start + at_length)
+            if bytes(out[start + at_name : start + at_name + length]) == wanted:
+                found += 1
+                (old_flags,) = struct.unpack_from("<H", out, start + at_flags)
+                struct.pack_into("<H", out, start + at_flags, old_flags | flags)
+                if version is not None:
+                    struct.pack_into("<H", out, start + at_version, version)
+                if method is not None:
+                    struct.pack_into("<H", out, start + at_method, method)
+                if name is not None:
+                    out[start + at_name : start + at_name + length] = name
+            start = out.find(signature, start + 4)
+    assert found == (1 if local_only else 2), f"{member} found {found} times"
+    return bytes(out)
+
+
+def odt_bytes(content_xml: str | bytes, others: dict[str, str] | None = None) -> bytes:
+    """A minimal .odt: the stored `mimetype` first (how it is recognised), then content.xml and any `others`."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("mimetype", "application/vnd.oasis.opendocument.text", compress_type=zipfile.ZIP_STORED)
+        archive.writestr("content.xml", content_xml)
+        for name, xml in (others or {}).items():
+            archive.writestr(name, xml)
     return buffer.getvalue()
 
 

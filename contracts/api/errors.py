@@ -37,7 +37,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     else:
         detail = getattr(exc, "detail", str(exc))
         code = detail.code if hasattr(detail, "code") else "error"
+        message = str(detail)
         if response.status_code == status.HTTP_404_NOT_FOUND:
-            code = "not_found"
-        response.data = {"error": {"code": str(code), "message": str(detail)}}
+            # A lookup of an id that is not a UUID raises a bare Http404, which has no message of its own.
+            code, message = "not_found", message or "Not found."
+        response.data = {"error": {"code": str(code), "message": message}}
     return response

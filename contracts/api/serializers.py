@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from contracts.api.result_schema import ResultDataField
 from contracts.models import Document, DocumentKind, Job, JobState, Result
+from contracts.storable import UNSTORABLE_MESSAGE, json_storable
 
 METADATA_FIELDS = ("channel", "region", "caller_reference")
 
@@ -27,6 +28,8 @@ class MetadataField(serializers.JSONField):
                 raise serializers.ValidationError("metadata must be a JSON object.") from exc
         if not isinstance(data, dict):
             raise serializers.ValidationError("metadata must be a JSON object.")
+        if not json_storable(data):
+            raise serializers.ValidationError(f"metadata {UNSTORABLE_MESSAGE}.")
         if len(json.dumps(data, ensure_ascii=False)) > 10_000:
             raise serializers.ValidationError("metadata is larger than 10,000 characters.")
         return data
@@ -84,7 +87,21 @@ class SubmitFileSerializer(SubmitSerializer):
     file = serializers.FileField(allow_empty_file=True)
 
 
+class JobErrorField(serializers.JSONField):
+    """A failed job's error as callers see it: stage, code, type and message. The stored trace names DocGate's code
+    and paths: it stays in the database, for staff in the Django admin."""
+
+    SHOWN = ("stage", "code", "type", "message")
+
+    def to_representation(self, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {key: value[key] for key in self.SHOWN if key in value}
+
+
 class JobSerializer(serializers.ModelSerializer):
+    error = JobErrorField(read_only=True, allow_null=True)
+
     class Meta:
         model = Job
         fields = [

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import re
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from xml.etree import ElementTree
 
+from contracts.intake.archives import archive_member_read, archive_open, xml_parsed, xml_prolog_check
 from contracts.intake.encodings import AmbiguousEncoding, Decoded, legacy_decode, utf16_without_bom
 from contracts.intake.errors import Extracted, ExtractionError, ExtractionLimits
 from contracts.intake.ocr import IMAGE_TYPES, ocr_text, sniff_image
@@ -18,6 +17,7 @@ from contracts.intake.pdf import pdf_check, pdf_pages
 from contracts.intake.sandbox import converter_require, converter_status
 
 WORD_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+DOCUMENT_XML = "word/document.xml"
 # Control characters other than tab, newline, carriage return and form feed mark binary data, not text.
 _BINARY_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
@@ -86,49 +86,28 @@ def _strict(data: bytes, codec: str, name: str) -> Decoded | None:
         return None
 
 
-def _zip_member_read(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
-    """Read one member, stopping once `limit` bytes are exceeded (declared sizes can lie)."""
-    out = io.BytesIO()
-    with archive.open(name) as member:
-        while chunk := member.read(65536):
-            out.write(chunk)
-            if out.tell() > limit:
-                raise ExtractionError("archive_too_large", "The .docx expands beyond the allowed size.")
-    return out.getvalue()
-
-
 @contextmanager
 def docx_opened(data: bytes, limits: ExtractionLimits) -> Iterator[zipfile.ZipFile]:
     """Open a .docx archive and check it cheaply: a valid zip, within the expansion limit, with a document."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        raise ExtractionError("invalid_docx", "The file looks like a .docx but is not a valid zip archive.") from exc
+    archive = archive_open(
+        data, code="invalid_docx", message="The file looks like a .docx but is not a valid zip archive."
+    )
     with archive:
-        try:
-            infos = archive.infolist()
-        except (zipfile.BadZipFile, OSError) as exc:
-            raise ExtractionError("invalid_docx", "The .docx archive is damaged.") from exc
-        if sum(info.file_size for info in infos) > limits.max_unzipped_bytes:
+        if sum(info.file_size for info in archive.infolist()) > limits.max_unzipped_bytes:
             raise ExtractionError("archive_too_large", "The .docx expands beyond the allowed size.")
-        if "word/document.xml" not in archive.namelist():
+        if DOCUMENT_XML not in archive.namelist():
             raise ExtractionError("invalid_docx", "The zip archive is not a Word document (no word/document.xml).")
         yield archive
 
 
 def docx_text(data: bytes, limits: ExtractionLimits) -> str:
-    """Extract paragraph text from a .docx; reject archives that are broken or expand too far."""
+    """Extract paragraph text from a .docx; reject archives that are broken or expand too far, and XML that
+    declares a DTD (in any encoding)."""
     with docx_opened(data, limits) as archive:
-        try:
-            xml = _zip_member_read(archive, "word/document.xml", limits.max_unzipped_bytes)
-        except (zipfile.BadZipFile, OSError, EOFError) as exc:
-            raise ExtractionError("invalid_docx", "The .docx archive is damaged.") from exc
-    if b"<!DOCTYPE" in xml[:4096] or b"<!ENTITY" in xml:
-        raise ExtractionError("invalid_docx", "The Word document declares entities, which DocGate refuses.")
-    try:
-        root = ElementTree.fromstring(xml)
-    except ElementTree.ParseError as exc:
-        raise ExtractionError("invalid_docx", "The Word document's XML is malformed.") from exc
+        xml = archive_member_read(
+            archive, DOCUMENT_XML, limit=limits.max_unzipped_bytes, code="invalid_docx", what="Word document"
+        )
+    root = xml_parsed(xml, code="invalid_docx", what="Word document")
     paragraphs: list[str] = []
     for paragraph in root.iter(f"{WORD_NS}p"):
         parts: list[str] = []
@@ -153,8 +132,8 @@ def intake_check(data: bytes, limits: ExtractionLimits) -> Extracted | None:
     if content_type == PDF:
         pdf_check(data, limits)
     elif content_type == DOCX:
-        with docx_opened(data, limits):
-            pass
+        with docx_opened(data, limits) as archive:
+            xml_prolog_check(archive, DOCUMENT_XML, code="invalid_docx", what="Word document")
     elif content_type in IMAGE_TYPES:
         converter_require("ocr", "An image")
     elif content_type in OFFICE_TYPES:

@@ -9,11 +9,10 @@ URL goes through a proxy that cannot exist, so even where the converter has the 
 
 from __future__ import annotations
 
-import io
-import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from contracts.intake.archives import archive_open, xml_prolog_check
 from contracts.intake.errors import ExtractionError, ExtractionLimits
 from contracts.intake.sandbox import converter_require, run_converter, workspace
 
@@ -53,17 +52,19 @@ def sniff_office(data: bytes) -> str | None:
 
 
 def office_check(data: bytes, content_type: str, limits: ExtractionLimits) -> None:
-    """The intake check: the converter is installed, and an .odt is a zip that does not expand too far."""
+    """The intake check: the converter is installed, and an .odt is a zip that does not expand too far and whose
+    XML declares no entities (LibreOffice would expand them)."""
     converter_require("office", "A legacy Office document (.doc, .wps, .rtf, .odt)")
     if content_type != ODT:
         return
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            expanded = sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise ExtractionError("invalid_office", "The .odt document is not a valid archive.") from exc
-    if expanded > limits.max_unzipped_bytes:
-        raise ExtractionError("archive_too_large", "The .odt expands beyond the allowed size.")
+    with archive_open(data, code="invalid_office", message="The .odt document is not a valid archive.") as archive:
+        infos = archive.infolist()
+        if sum(info.file_size for info in infos) > limits.max_unzipped_bytes:
+            raise ExtractionError("archive_too_large", "The .odt expands beyond the allowed size.")
+        for info in infos:
+            if info.filename.lower().endswith(".xml"):
+                # A bare DOCTYPE is kept: OpenOffice 2 wrote one, naming the ODF 1.0 DTD, into its manifest.
+                xml_prolog_check(archive, info.filename, code="invalid_office", what=".odt", forbid_dtd=False)
 
 
 def libreoffice_profile(folder: Path) -> Path:

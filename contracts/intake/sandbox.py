@@ -1,6 +1,6 @@
-"""Running an outside converter (LibreOffice, OCRmyPDF) on an upload: its own temporary directory and profile, a
-timeout that kills the whole process group, confined as tightly as this machine allows (`contracts.intake.isolation`:
-bubblewrap, else Landlock, else a network namespace), bounded output.
+"""Running an outside converter (LibreOffice, OCRmyPDF) on an upload: its own temporary directory and profile, its
+whole process group killed however it ends (timeout, exception, normal exit), confined as tightly as this machine
+allows (`contracts.intake.isolation`: bubblewrap, else Landlock, else a network namespace), bounded output.
 
 Converters are programs installed from Debian packages (`make install-converters`); a missing one is a refusal
 naming the package to install, and `/readyz` lists it (`converter_status`).
@@ -8,6 +8,7 @@ naming the package to install, and `/readyz` lists it (`converter_status`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -88,7 +89,8 @@ def run_converter(
     argv: Sequence[str], *, folder: Path, timeout_s: float, what: str
 ) -> subprocess.CompletedProcess[str]:
     """Run a converter in its own session inside `folder` (HOME and TMPDIR too), without network where possible;
-    past `timeout_s` the whole process group is killed and the upload refused as `conversion_timeout`."""
+    past `timeout_s` the upload is refused as `conversion_timeout`. Its whole process group is killed on the way
+    out, whatever the way."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(folder),
@@ -109,9 +111,23 @@ def run_converter(
     try:
         stdout, stderr = process.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
         raise ExtractionError(
             "conversion_timeout", f"Converting the {what} took longer than {timeout_s:.0f} s and was stopped."
         ) from None
+    finally:
+        # However the wait ended (the converter's exit, the timeout, an exception in this worker: a soft time limit,
+        # KeyboardInterrupt, SystemExit), nothing the converter started may outlive it.
+        _group_end(process)
     return subprocess.CompletedProcess(list(argv), process.returncode, stdout, stderr)
+
+
+def _group_end(process: subprocess.Popen[str]) -> None:
+    """Kill the converter's process group, children included even once the converter itself has exited (the group
+    keeps its id while any member lives), then reap the converter and close its pipes."""
+    # ProcessLookupError: the group is empty, nothing left to kill; PermissionError: a group by that id is not ours.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()

@@ -20,6 +20,7 @@ from contracts.broker import JOB_RUN, task_send_on_commit
 from contracts.intake.extraction import ExtractionError, ExtractionLimits, intake_check, sniff_content_type
 from contracts.models import ApiKey, Document, DocumentKind, DocumentSource, Job, Organisation
 from contracts.refusals import Refused
+from contracts.storable import UNSTORABLE_MESSAGE, json_storable
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +82,8 @@ def submission_validate(submission: Submission) -> Validated:
         raise IntakeError("unknown_source", "source must be api or portal.")
     if (submission.data is None) == (submission.text is None):
         raise IntakeError("no_content", "Send either a file or a text, not both and not neither.")
+    if not json_storable(submission.metadata):
+        raise IntakeError("invalid_metadata", f"metadata {UNSTORABLE_MESSAGE}.")
     if submission.text is not None:
         text = text_sanitize(submission.text)
         if not text.strip():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,6 +32,7 @@ from contracts.refusals import Refused
 from contracts.result_data import ResultData
 from contracts.result_versions import result_write
 from contracts.review.reviewed_data import review_result_data
+from contracts.storable import UNSTORABLE_MESSAGE, json_storable
 from contracts.webhooks.delivery import webhook_event_final
 
 # Higher first: what the safety gate held back, then disagreement, then uncertainty, then QA samples.
@@ -94,11 +96,16 @@ def _snapshot(task: ReviewTask) -> dict[str, Any]:
 
 
 def _task_locked(task_id: RowId, organisation: Organisation) -> ReviewTask:
-    """Lock the organisation's task row for this transaction; another organisation's id is not found."""
+    """Lock the organisation's task row for this transaction; another organisation's id, or one that is not a
+    UUID at all (the API's route lets any 36 hex digits and dashes through), is not found."""
+    try:
+        pk = task_id if isinstance(task_id, uuid.UUID) else uuid.UUID(task_id)
+    except ValueError:
+        raise ReviewError("not_found", "No such review task.", 404) from None
     task = (
         ReviewTask.objects.select_for_update(of=("self",))
         .select_related("claimed_by")
-        .filter(pk=task_id, organisation=organisation)
+        .filter(pk=pk, organisation=organisation)
         .first()
     )
     if task is None:
@@ -233,6 +240,8 @@ def _correction_check(corrected: Any, finding: dict[str, Any], text_length: int)
     touched = sorted(PROTECTED_FINDING_FIELDS & corrected.keys())
     if touched:
         raise ReviewError("invalid_correction", f"These fields cannot be corrected: {', '.join(touched)}.")
+    if not json_storable(corrected):
+        raise ReviewError("invalid_correction", f"`corrected` {UNSTORABLE_MESSAGE}.")
     if len(json.dumps(corrected, ensure_ascii=False)) > MAX_CORRECTION_CHARS:
         raise ReviewError("invalid_correction", f"`corrected` is larger than {MAX_CORRECTION_CHARS} characters.")
     span = corrected.get("span")

@@ -10,11 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from pypdf import PdfWriter
 
-from contracts.models import Document, Job
+from contracts.intake.submission import IntakeError, Submission, document_submit
+from contracts.models import AuditEvent, Document, FindingDecision, Job, Membership, Role
 from contracts.pipeline import job_run
 from tests.api.test_intake import URL, assert_nothing_stored, upload
+from tests.api.test_review_workflow import URL as REVIEWS
+from tests.api.test_review_workflow import needs_review_task, signed_in
 from tests.files import cjk_pdf_bytes, pdf_bytes
 from tests.hostile_documents import listener_running, odt_linking, secret_planted, targets_of
 from tests.unit.test_converters import _need
@@ -137,3 +141,75 @@ def test_an_odt_linking_local_files_and_urls_brings_none_of_them_into_the_docume
         assert "Before." in document.text and "After." in document.text
         assert secret.token not in document.text and not secret.was_read()
         assert listener.requests == [], listener.requests
+
+
+# Item 6 of the security review: what PostgreSQL cannot store, and ids that only look like UUIDs.
+
+UNSTORABLE: dict[str, dict[str, Any]] = {
+    "nul-in-a-value": {"channel": "phone\x00"},
+    "lone-surrogate-in-a-value": {"note": "市民\ud800来电"},
+    "nul-in-a-key": {"ca\x00ller": "x"},
+    "lone-surrogate-deep-inside": {"caller": {"names": ["王", "\udfff"]}},
+}
+
+
+@pytest.mark.parametrize("metadata", list(UNSTORABLE.values()), ids=list(UNSTORABLE))
+def test_metadata_postgresql_cannot_store_is_a_400_naming_the_field(
+    acme_api: Any, settings: Any, metadata: dict[str, Any]
+) -> None:
+    body = json.dumps({"kind": "ticket", "text": "路灯坏了，请维修。", "metadata": metadata})
+    error = assert_refused(acme_api.generic("POST", URL, body, content_type="application/json"), 400, "invalid")
+    assert set(error["fields"]) == {"metadata"}
+    form = {"kind": "ticket", "text": "路灯坏了，请维修。", "metadata": json.dumps(metadata)}
+    assert_refused(acme_api.post(URL, form, format="multipart"), 400, "invalid")
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+def test_the_intake_service_refuses_such_metadata_whoever_calls_it(actors: Any, settings: Any) -> None:
+    submission = Submission(kind="ticket", source="portal", text="路灯坏了。", metadata=UNSTORABLE["nul-in-a-key"])
+    with pytest.raises(IntakeError) as refused:
+        document_submit(organisation=actors.acme, submission=submission)
+    assert (refused.value.code, refused.value.status) == ("invalid_metadata", 400)
+    assert_nothing_stored(settings.MEDIA_ROOT)
+
+
+@pytest.mark.parametrize("corrected", list(UNSTORABLE.values()), ids=list(UNSTORABLE))
+def test_a_correction_postgresql_cannot_store_is_a_400_and_nothing_is_decided(
+    actors: Any, corrected: dict[str, Any]
+) -> None:
+    task = needs_review_task(actors)
+    rita = signed_in(actors.rita)
+    assert rita.post(f"{REVIEWS}{task.pk}/claim/").status_code == 200
+    body = json.dumps({"finding_id": "F1", "decision": "correct", "corrected": {"label": "定金", **corrected}})
+    response = rita.generic("POST", f"{REVIEWS}{task.pk}/decisions/", body, content_type="application/json")
+    assert_refused(response, 400, "invalid_correction")
+    assert not FindingDecision.objects.exists()
+    assert not AuditEvent.objects.filter(action="review.finding_decided").exists()
+
+
+NOT_UUIDS = ["0" * 36, "-" * 36, "0a000000-0000-4000-8000-0000000000-1"]
+
+
+@pytest.mark.parametrize("task_id", NOT_UUIDS, ids=["36-hex-digits", "36-dashes", "misplaced-dash"])
+@pytest.mark.parametrize(
+    ("method", "action", "body"),
+    [
+        ("get", "", None),
+        ("post", "claim/", None),
+        ("post", "release/", None),
+        ("post", "decisions/", {"finding_id": "F1", "decision": "approve"}),
+        ("post", "response/", {"text": "您好。"}),
+        ("post", "finalize/", None),
+        ("post", "reassign/", {"username": "rita"}),
+    ],
+    ids=["detail", "claim", "release", "decisions", "response", "finalize", "reassign"],
+)
+def test_a_review_id_that_only_looks_like_a_uuid_is_a_404(
+    actors: Any, task_id: str, method: str, action: str, body: dict[str, str] | None
+) -> None:
+    needs_review_task(actors)
+    ada = get_user_model().objects.create_user("ada", password="ada-password-1")
+    Membership.objects.create(user=ada, organisation=actors.acme, role=Role.ADMIN)
+    assert len(task_id) == 36
+    response = getattr(signed_in(ada), method)(f"{REVIEWS}{task_id}/{action}", body, format="json")
+    assert_refused(response, 404, "not_found")

@@ -170,8 +170,9 @@ def test_a_pdf_without_text_is_kept_and_its_job_fails_saying_why(acme_api: Any) 
 
 
 def test_a_word_file_broken_inside_fails_in_the_worker_with_its_code(acme_api: Any) -> None:
-    declares_entities = '<?xml version="1.0"?><!DOCTYPE w [<!ENTITY x "y">]><w:document/>'
-    response = upload(acme_api, "entities.docx", docx_with_xml(declares_entities))
+    # Intake parses only the prolog (a DTD there is refused at once: test_hostile_archives); the rest is the worker's.
+    unclosed = '<?xml version="1.0"?><w:document xmlns:w="urn:w"><w:body><w:p>'
+    response = upload(acme_api, "unclosed.docx", docx_with_xml(unclosed))
     assert response.status_code == 201, response.json()
     job = Job.objects.get(document_id=response.json()["document"]["id"])
     job_run(job.pk, "intake-test")

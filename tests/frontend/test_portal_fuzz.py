@@ -211,3 +211,15 @@ def test_a_response_over_the_limit_is_refused_and_the_draft_kept(client: Any, wo
     response = client.post(f"/review/{task}/response/", {"text": "长" * 20_001}, follow=True)
     assert ReviewTask.objects.get(pk=task).response_text == "已转交城管部门处理。"
     assert "20000" in response.content.decode() or "20,000" in response.content.decode()
+
+
+@pytest.mark.parametrize("action", ["", "claim/", "release/", "decide/", "response/", "finalize/"])
+def test_review_actions_on_an_id_that_only_looks_like_a_uuid_answer_404(
+    client: Any, world: dict[str, Any], action: str
+) -> None:
+    # The API's routes let any 36 hex digits and dashes through (review 26, item 6); the portal's <uuid:> does not.
+    client.force_login(world[Role.REVIEWER])
+    data = {"finding_id": "F1", "decision": "approve", "text": "好"}
+    for task in ("0" * 36, "-" * 36, "0A000000-0000-4000-8000-00000000000G"):
+        method = client.get if not action else client.post
+        assert method(f"/review/{task}/{action}", data).status_code == 404

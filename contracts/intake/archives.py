@@ -1,0 +1,95 @@
+"""Zip archives and the XML inside them (.docx, .odt), read as hostile input: whatever the zip library raises on
+crafted bytes becomes an ExtractionError, and XML is parsed by a parser that refuses DTDs, whatever its encoding."""
+
+from __future__ import annotations
+
+import io
+import lzma
+import zipfile
+import zlib
+from typing import IO
+from xml.etree.ElementTree import Element, ParseError
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import fromstring, iterparse
+
+from contracts.intake.errors import ExtractionError
+
+# What zipfile raises on crafted archives beyond BadZipFile: NotImplementedError (a version above 6.3, an unknown
+# method, patched or strongly encrypted data) and RuntimeError (an encrypted member); UnicodeDecodeError, a
+# ValueError (a name flagged UTF-8 that is not); zlib.error, LZMAError, OSError or EOFError (a corrupt stream).
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    RuntimeError,
+    ValueError,
+    OSError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+)
+_CHUNK = 65536
+
+
+def archive_open(data: bytes, *, code: str, message: str) -> zipfile.ZipFile:
+    """Open `data` as a zip archive (its central directory read and checked); raise ExtractionError(code)."""
+    try:
+        return zipfile.ZipFile(io.BytesIO(data))
+    except ZIP_ERRORS as exc:
+        raise ExtractionError(code, message) from exc
+
+
+def _damaged(code: str, what: str) -> ExtractionError:
+    return ExtractionError(code, f"The {what}'s zip archive is damaged.")
+
+
+def _member_open(archive: zipfile.ZipFile, name: str, code: str, what: str) -> IO[bytes]:
+    try:
+        return archive.open(name)
+    except ZIP_ERRORS as exc:
+        raise _damaged(code, what) from exc
+
+
+def archive_member_read(archive: zipfile.ZipFile, name: str, *, limit: int, code: str, what: str) -> bytes:
+    """One member's bytes, refused as `archive_too_large` once past `limit` (declared sizes can lie) and as `code`
+    when the archive is damaged."""
+    out = io.BytesIO()
+    with _member_open(archive, name, code, what) as member:
+        try:
+            while chunk := member.read(_CHUNK):
+                out.write(chunk)
+                if out.tell() > limit:
+                    raise ExtractionError("archive_too_large", f"The {what} expands beyond the allowed size.")
+        except ZIP_ERRORS as exc:
+            raise _damaged(code, what) from exc
+    return out.getvalue()
+
+
+def _dtd_refusal(code: str, what: str) -> ExtractionError:
+    return ExtractionError(code, f"The {what} declares a DTD (where entities are declared), which DocGate refuses.")
+
+
+def xml_parsed(xml: bytes, *, code: str, what: str) -> Element:
+    """Parse XML in whatever encoding it declares, refusing a DTD before anything in it is expanded; raise
+    ExtractionError(code) for a DTD or malformed XML."""
+    try:
+        return fromstring(xml, forbid_dtd=True)
+    except DefusedXmlException as exc:
+        raise _dtd_refusal(code, what) from exc
+    except ParseError as exc:
+        raise ExtractionError(code, f"The {what}'s XML is malformed.") from exc
+
+
+def xml_prolog_check(archive: zipfile.ZipFile, name: str, *, code: str, what: str, forbid_dtd: bool = True) -> None:
+    """Intake's cheap check of one XML member: parse it only as far as its root element (a DTD comes before it)
+    and refuse a DTD (with `forbid_dtd` False, only one that declares entities) or a malformed prolog as `code`."""
+    with _member_open(archive, name, code, what) as member:
+        try:
+            for _event, _root in iterparse(member, events=("start",), forbid_dtd=forbid_dtd, forbid_entities=True):
+                return
+        except DefusedXmlException as exc:
+            raise _dtd_refusal(code, what) from exc
+        except ParseError as exc:
+            raise ExtractionError(code, f"The {what}'s XML is malformed.") from exc
+        except ZIP_ERRORS as exc:
+            raise _damaged(code, what) from exc
