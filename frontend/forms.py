@@ -49,6 +49,10 @@ class ApiKeyForm(forms.Form):
 class WebhookForm(forms.Form):
     url = forms.URLField(label=_("Webhook URL"), max_length=500, assume_scheme="https")
     active = forms.BooleanField(label=_("Active"), required=False, initial=True)
+    # Shown with the endpoint's current value, so that saving the form as shown keeps it (as the API's field).
+    provisional_events = forms.BooleanField(
+        label=_("Also send provisional results (result.provisional)"), required=False
+    )
     rotate_secret = forms.BooleanField(label=_("Generate a new secret"), required=False)
 
 

@@ -41,7 +41,11 @@ def _page(request: HttpRequest, *, key_form: ApiKeyForm, webhook_form: WebhookFo
 @admin_required
 def settings_page(request: HttpRequest) -> HttpResponse:
     endpoint = WebhookEndpoint.objects.filter(organisation=org_of(request)).first()
-    initial = {"url": endpoint.url, "active": endpoint.active} if endpoint else {"active": True}
+    initial = (
+        {"url": endpoint.url, "active": endpoint.active, "provisional_events": endpoint.provisional_events}
+        if endpoint
+        else {"active": True}
+    )
     return _page(request, key_form=ApiKeyForm(), webhook_form=WebhookForm(initial=initial))
 
 
@@ -92,6 +96,7 @@ def webhook_save(request: HttpRequest) -> HttpResponse:
                 url=data["url"],
                 active=data["active"],
                 rotate_secret=data["rotate_secret"],
+                provisional_events=data["provisional_events"],
             )
         except WebhookConfigError as exc:
             form.add_error("url", str(exc))

@@ -1,0 +1,66 @@
+"""The portal's answers to the security review (issue 26): settings kept as they are shown, budgets on searching
+and signing in, the job list read from an index.
+
+Oscar administers Globex; Alice submits for Acme.
+"""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+
+from contracts.models import WebhookEndpoint
+from contracts.webhooks.endpoints import webhook_endpoint_configure
+
+pytestmark = pytest.mark.django_db
+
+
+class _RenderedForm(HTMLParser):
+    """What a browser would post from the form with `action`: text inputs' values and the ticked checkboxes."""
+
+    def __init__(self, action: str) -> None:
+        super().__init__()
+        self.action, self.inside = action, False
+        self.fields: dict[str, str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag == "form":
+            self.inside = attributes.get("action") == self.action
+        elif tag == "input" and self.inside and attributes.get("name"):
+            name, kind = str(attributes["name"]), attributes.get("type")
+            if kind == "checkbox":
+                if "checked" in attributes:
+                    self.fields[name] = "on"
+            else:
+                self.fields[name] = attributes.get("value") or ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.inside = False
+
+
+def rendered_form(page: str, action: str) -> dict[str, str]:
+    parser = _RenderedForm(action)
+    parser.feed(page)
+    return dict(parser.fields)
+
+
+def test_saving_the_webhook_form_as_shown_keeps_provisional_events(client: Any, actors: Any, settings: Any) -> None:
+    """Globex asked for provisional events through the API; Oscar saves the portal's webhook form untouched (a
+    new secret, say): the endpoint still gets them. Unticking the box is what switches them off."""
+    settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE = True
+    url = "http://127.0.0.1:9/hook"
+    webhook_endpoint_configure(organisation=actors.globex, user=None, url=url, provisional_events=True)
+    client.force_login(actors.oscar)
+    form = rendered_form(client.get("/organisation/").content.decode(), "/organisation/webhook/")
+    assert form.get("url") == url and form.get("active") == "on"
+
+    assert client.post("/organisation/webhook/", {**form, "rotate_secret": "on"}).status_code == 302
+    assert WebhookEndpoint.objects.get(organisation=actors.globex).provisional_events is True
+
+    unticked = {name: value for name, value in form.items() if name != "provisional_events"}
+    assert client.post("/organisation/webhook/", unticked).status_code == 302
+    assert WebhookEndpoint.objects.get(organisation=actors.globex).provisional_events is False
