@@ -192,6 +192,8 @@ class Job(models.Model):
             models.Index(fields=["state", "queued_at"]),
             models.Index(fields=["state", "lease_expires_at"]),
             models.Index(fields=["state"], name="job_degraded", condition=models.Q(degraded=True)),  # for /metrics
+            # The portal's job list (and its rows, polled every 2 s): one organisation's jobs, newest first.
+            models.Index(fields=["organisation", "-created_at"], name="job_org_recent"),
         ]
         ordering = ["-created_at"]
 

@@ -64,3 +64,44 @@ def test_saving_the_webhook_form_as_shown_keeps_provisional_events(client: Any, 
     unticked = {name: value for name, value in form.items() if name != "provisional_events"}
     assert client.post("/organisation/webhook/", unticked).status_code == 302
     assert WebhookEndpoint.objects.get(organisation=actors.globex).provisional_events is False
+
+
+def _jobs_query_plan(actors: Any) -> str:
+    """The database's plan for the portal's job list (the query the polling rows repeat), sequential scans off so
+    that the plan shows the index the database would use once the table is large."""
+    from django.db import connection, transaction
+    from django.test import RequestFactory
+
+    from frontend.views import _jobs_filtered
+
+    request = RequestFactory().get("/jobs/")
+    request.organisation = actors.acme  # type: ignore[attr-defined]
+    _form, jobs = _jobs_filtered(request)
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL enable_seqscan = off")
+        return str(jobs[:50].explain())
+
+
+def test_the_portal_job_list_is_read_in_order_from_an_organisation_index(actors: Any) -> None:
+    """Newest first for one organisation, straight from (organisation, created_at): no sort of all its jobs."""
+    plan = _jobs_query_plan(actors)
+    assert "job_org_recent" in plan, plan
+    assert "Sort" not in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_searching_the_job_list_spends_the_read_budget(client: Any, actors: Any, settings: Any) -> None:
+    """Alice's portal reads share DOCGATE_THROTTLE_READ with her API reads: past it, the list (searched or
+    polled) is refused with 429 and Retry-After until the window ends."""
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.DOCGATE_THROTTLE_READ = (2, 60)
+    client.force_login(actors.alice)
+    assert client.get("/jobs/", {"q": "油烟"}).status_code == 200
+    assert client.get("/jobs/", {"q": "油烟", "partial": "rows"}).status_code == 200
+    refused = client.get("/jobs/", {"q": "违约金"})
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert "Too many requests" in refused.content.decode() or "请求过于频繁" in refused.content.decode()
