@@ -132,6 +132,9 @@ DOCGATE_SWEEP_INTERVAL_S = envint("DOCGATE_SWEEP_INTERVAL_S", 60)
 DOCGATE_EXTRA_STAGES: tuple[str, ...] = ()
 DOCGATE_RETRY_BACKOFF_S = envint("DOCGATE_RETRY_BACKOFF_S", 5)
 
+# An Idempotency-Key's first answer is replayed for this long; beat then deletes its record and the key is free.
+DOCGATE_IDEMPOTENCY_TTL_S = envint("DOCGATE_IDEMPOTENCY_TTL_S", 86_400)
+
 # --- Review and webhooks ------------------------------------------------------------------------------------
 DOCGATE_REVIEW_CLAIM_S = envint("DOCGATE_REVIEW_CLAIM_S", 900)
 # Only for tests and closed networks: lets webhooks go to http:// and loopback/private addresses.
@@ -244,6 +247,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(DOCGATE_WEBHOOK_SWEEP_INTERVAL_S),
     },
     "sweep-stuck-jobs": {"task": "contracts.tasks.jobs_sweep_task", "schedule": float(DOCGATE_SWEEP_INTERVAL_S)},
+    # An indexed range delete: cheap, so often enough that a key outlives its TTL by minutes at most.
+    "expire-idempotency-records": {"task": "contracts.tasks.idempotency_records_expire_task", "schedule": 600.0},
 }
 
 # --- Cache and request budgets -------------------------------------------------------------------------------

@@ -282,7 +282,8 @@ class IdempotencyRecord(models.Model):
     request_fingerprint = models.CharField(max_length=64)
     response_status = models.PositiveSmallIntegerField()
     response_body = models.JSONField()
-    created_at = models.DateTimeField(default=timezone.now)
+    # Indexed for beat's cleanup, which deletes records past DOCGATE_IDEMPOTENCY_TTL_S (`contracts.retention`).
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["organisation", "key"], name="one_record_per_key")]
