@@ -59,8 +59,9 @@ class WebhookForm(forms.Form):
 ROLES = [(Role.SUBMITTER, _("Submitter")), (Role.REVIEWER, _("Reviewer")), (Role.ADMIN, _("Admin"))]
 
 
-class MemberAddForm(forms.Form):
-    username = forms.CharField(label=_("Username"), max_length=150)
+class MemberInviteForm(forms.Form):
+    # Exact: nothing is looked up or suggested, so the form lists no accounts (see contracts.tenancy.invitations).
+    invitee = forms.CharField(label=_("Username or e-mail"), max_length=254)
     role = forms.ChoiceField(label=_("Role"), choices=ROLES, initial=Role.SUBMITTER)
 
 
