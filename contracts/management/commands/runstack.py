@@ -18,8 +18,9 @@ from contracts.operations.processes import DEFAULT_QUEUE, LLM_QUEUE, beat_comman
 from inference.local_server import model_path_ensure, server_command
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
-# The local LLM server is restarted when it dies (with growing delays): jobs meanwhile degrade to rules-only and
-# go to review, so nothing stops. Any other process exiting stops the stack.
+# The local LLM server is restarted when it dies (with growing delays): jobs meanwhile keep their provisional
+# results and wait for it (DOCGATE_LLM_WAIT_MAX_S, then review), so nothing stops. Any other process exiting stops
+# the stack.
 RESTARTABLE = frozenset({"llm"})
 
 
@@ -95,12 +96,12 @@ class Command(BaseCommand):
                     restart_at[name] = time.monotonic() + delay
                     self.stderr.write(
                         f"{name} exited with code {processes[name].returncode}; restarting it in {delay:.0f} s "
-                        "(jobs meanwhile get rules-only results and go to review)"
+                        f"({_waiting_jobs_said()})"
                     )
                 elif time.monotonic() >= restart_at[name]:
                     del restart_at[name]
                     processes[name] = subprocess.Popen(commands[name], env=os.environ.copy())
-                    self.stderr.write(f"{name} restarted")
+                    self.stderr.write(f"{name} restarted; the jobs waiting for it resume once it has loaded the model")
 
     def _local_llm_command(self) -> list[str] | None:
         """The llama.cpp server command when LLM_BASE_URL points at this machine (the embedded default)."""
@@ -118,6 +119,15 @@ class Command(BaseCommand):
             alias=settings.LLM_MODEL,
             niceness=settings.DOCGATE_LOCAL_LLM_NICE,
         )
+
+
+def _waiting_jobs_said() -> str:
+    """What becomes of jobs while the model server is down, as the settings have it."""
+    wait_s = float(settings.DOCGATE_LLM_WAIT_MAX_S)
+    return (
+        "jobs meanwhile keep their provisional results and wait for the model, up to "
+        f"DOCGATE_LLM_WAIT_MAX_S = {wait_s:.0f} s, then go to review"
+    )
 
 
 def _processes_stop(processes: dict[str, subprocess.Popen[bytes]]) -> None:
