@@ -22,6 +22,20 @@ DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = [h.strip() for h in envstr("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")]
 CSRF_TRUSTED_ORIGINS = [o for o in envstr("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
+# One switch for a deployment behind a TLS-terminating reverse proxy (compose sets it): secure cookies, HSTS, every
+# plain-HTTP request redirected to https, and the proxy's `X-Forwarded-Proto` believed. That last is safe only
+# when nothing but the proxy reaches the web server (compose publishes it on 127.0.0.1) and the proxy sets the
+# header itself. Off, the embedded `make run` serves plain http://127.0.0.1:8000/.
+DOCGATE_BEHIND_TLS = envbool("DOCGATE_BEHIND_TLS", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = DOCGATE_BEHIND_TLS
+SECURE_HSTS_SECONDS = 31_536_000 if DOCGATE_BEHIND_TLS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = DOCGATE_BEHIND_TLS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if DOCGATE_BEHIND_TLS else None
+# The probes and the scrape come from inside (the orchestrator, Prometheus) over plain HTTP to the web service.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+# HSTS preloading is a commitment of the domain's owner (hstspreload.org, slow to undo), not DocGate's to make.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
