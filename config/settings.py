@@ -119,8 +119,10 @@ DOCGATE_MODELS_DIR = Path(envstr("DOCGATE_MODELS_DIR", str(DATA_DIR / "models"))
 LOGIN_URL = "/accounts/login/"
 
 # --- Operators -----------------------------------------------------------------------------------------------
-# When set, /metrics requires `Authorization: Bearer <token>`; empty leaves it open (scrape from a private net).
+# When set, /metrics requires `Authorization: Bearer <token>`. Without it /metrics is closed, unless the web server
+# binds a loopback or private address (DOCGATE_BIND: `runstack --bind` passes its own on; `make run`'s is 127.0.0.1).
 PROMETHEUS_METRICS_TOKEN = envstr("PROMETHEUS_METRICS_TOKEN", "")
+DOCGATE_BIND = envstr("DOCGATE_BIND", "")
 PROMETHEUS_EXPORT_MIGRATIONS = False
 
 # --- Intake limits -------------------------------------------------------------------------------------------

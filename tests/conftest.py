@@ -67,6 +67,20 @@ def actors(db: Any) -> Actors:
     return Actors(acme, globex, alice, rita, oscar, acme_key, globex_key)
 
 
+METRICS_TOKEN = "test-scrape-token"
+
+
+@pytest.fixture
+def scrape(client: Any, settings: Any) -> Any:
+    """GET /metrics as Prometheus does, with its bearer token (without one /metrics is closed by default)."""
+    settings.PROMETHEUS_METRICS_TOKEN = METRICS_TOKEN
+
+    def get() -> Any:
+        return client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {METRICS_TOKEN}")
+
+    return get
+
+
 @pytest.fixture
 def acme_api(actors: Actors) -> Any:
     """An API client authenticated with Acme's key."""

@@ -103,7 +103,9 @@ def test_the_model_servers_answer_is_kept_a_few_seconds(client: Any, llm_on: Any
     assert len(server.requests) == 1
 
 
-def test_an_open_breaker_is_shown_beside_the_servers_state(client: Any, llm_on: Any, file_broker: None) -> None:
+def test_an_open_breaker_is_shown_beside_the_servers_state(
+    client: Any, llm_on: Any, file_broker: None, scrape: Any
+) -> None:
     from contracts.llm import llm_client
 
     llm_on.LLM_BREAKER_FAILURES = 2
@@ -115,7 +117,7 @@ def test_an_open_breaker_is_shown_beside_the_servers_state(client: Any, llm_on: 
             breaker.record_failure()
         llm = _llm_check(client)
         assert llm["status"] == "up" and llm["breaker"] == "open"
-        metrics = client.get("/metrics").content.decode()
+        metrics = scrape().content.decode()
         assert "docgate_llm_breaker_open 1.0" in metrics
         breaker.record_success()
 
@@ -135,11 +137,11 @@ def test_readyz_is_unavailable_when_the_file_queue_is_missing(client: Any, setti
     assert client.get("/readyz").status_code == 503
 
 
-def test_metrics_expose_stage_histograms_after_a_job_has_run(client: Any, actors: Any) -> None:
+def test_metrics_expose_stage_histograms_after_a_job_has_run(scrape: Any, actors: Any) -> None:
     text = "我是A市居民，小区楼下餐馆油烟太大，多次反映至今未解决。"
     job = document_submit(organisation=actors.acme, submission=Submission(kind="ticket", source="api", text=text)).job
     assert job_run(job.pk, "metrics-test").status in (JobState.DONE, JobState.NEEDS_REVIEW)
-    response = client.get("/metrics")
+    response = scrape()
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain")
     body = response.content.decode()
@@ -156,3 +158,24 @@ def test_metrics_require_the_token_when_one_is_configured(client: Any, settings:
     settings.PROMETHEUS_METRICS_TOKEN = "s3cret-token"
     assert client.get("/metrics").status_code == 401
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-token").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("bind", "status"),
+    [
+        *[("", 403), ("0.0.0.0:8000", 403), ("93.184.216.34:8000", 403)],
+        *[("127.0.0.1:8000", 200), ("localhost:8000", 200), ("[::1]:8000", 200), ("10.0.4.2:8000", 200)],
+    ],
+    ids=["unset", "all-interfaces", "public", "loopback", "localhost", "loopback-v6", "private"],
+)
+def test_metrics_are_closed_without_a_token_unless_the_web_binds_a_private_address(
+    client: Any, settings: Any, bind: str, status: int
+) -> None:
+    """Closed by default (compose serves 0.0.0.0 behind its proxy); `make run`'s loopback bind, which runstack
+    passes on as DOCGATE_BIND, leaves it open to this machine."""
+    settings.PROMETHEUS_METRICS_TOKEN = ""
+    settings.DOCGATE_BIND = bind
+    response = client.get("/metrics")
+    assert response.status_code == status
+    if status == 403:
+        assert "PROMETHEUS_METRICS_TOKEN" in response.content.decode()

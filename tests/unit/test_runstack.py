@@ -29,9 +29,24 @@ def test_a_dead_model_server_is_restarted_and_the_log_says_that_jobs_wait_for_it
         mock.patch("contracts.management.commands.runstack.subprocess.Popen") as started,
     ):
         started.return_value = dead
-        command._supervise({"llm": dead}, {"llm": ["llama-server"]})
+        command._supervise({"llm": dead}, {"llm": ["llama-server"]}, {"DOCGATE_BIND": "127.0.0.1:8000"})
     said = command.stderr.getvalue()
     assert started.call_count >= 1, said
     assert "rules-only" not in said
     assert "wait for the model" in said and "DOCGATE_LLM_WAIT_MAX_S" in said and "900 s" in said, said
     assert "then go to review" in said, said
+
+
+def test_every_process_runstack_starts_knows_where_the_web_binds(settings: Any) -> None:
+    """DOCGATE_BIND reaches gunicorn (and the workers): a loopback bind leaves /metrics open to this machine."""
+    settings.LLM_ENABLED = False
+    command = Command(stdout=StringIO(), stderr=StringIO())
+    with (
+        mock.patch("contracts.management.commands.runstack.subprocess.Popen") as started,
+        mock.patch.object(Command, "_supervise"),
+        mock.patch("contracts.management.commands.runstack._processes_stop"),
+    ):
+        started.return_value = mock.Mock(returncode=0)
+        command.handle(bind="127.0.0.1:8123", web_workers=1)
+    assert started.call_count >= 3
+    assert {call.kwargs["env"]["DOCGATE_BIND"] for call in started.call_args_list} == {"127.0.0.1:8123"}

@@ -36,7 +36,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, bind: str, web_workers: int, **options: Any) -> None:
         commands = self._commands(bind, web_workers)
-        processes = {name: subprocess.Popen(cmd, env=os.environ.copy()) for name, cmd in commands.items()}
+        # Every process learns where the web listens: a loopback bind leaves /metrics open to this machine.
+        env = {**os.environ, "DOCGATE_BIND": bind}
+        processes = {name: subprocess.Popen(cmd, env=env) for name, cmd in commands.items()}
         host = bind.split(":")[0]
         port = bind.rsplit(":", 1)[-1]
         self.stdout.write(
@@ -49,7 +51,7 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, self._stop)
         signal.signal(signal.SIGTERM, self._stop)
         try:
-            self._supervise(processes, commands)
+            self._supervise(processes, commands, env)
         finally:
             _processes_stop(processes)
         exited = [
@@ -80,7 +82,9 @@ class Command(BaseCommand):
         llm = self._local_llm_command()
         return {"llm": llm, **commands} if llm is not None else commands
 
-    def _supervise(self, processes: dict[str, subprocess.Popen[bytes]], commands: dict[str, list[str]]) -> None:
+    def _supervise(
+        self, processes: dict[str, subprocess.Popen[bytes]], commands: dict[str, list[str]], env: dict[str, str]
+    ) -> None:
         """Until stopped: restart a restartable process that died (with growing delays); return when another died."""
         crashes: dict[str, int] = {}
         restart_at: dict[str, float] = {}
@@ -100,7 +104,7 @@ class Command(BaseCommand):
                     )
                 elif time.monotonic() >= restart_at[name]:
                     del restart_at[name]
-                    processes[name] = subprocess.Popen(commands[name], env=os.environ.copy())
+                    processes[name] = subprocess.Popen(commands[name], env=env)
                     self.stderr.write(f"{name} restarted; the jobs waiting for it resume once it has loaded the model")
 
     def _local_llm_command(self) -> list[str] | None:
