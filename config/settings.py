@@ -288,6 +288,9 @@ else:
 # uploads) and API reads (GET) each have their own budget; past it the answer is 429 with Retry-After.
 DOCGATE_THROTTLE_SUBMIT = envrate("DOCGATE_THROTTLE_SUBMIT", "60/min")
 DOCGATE_THROTTLE_READ = envrate("DOCGATE_THROTTLE_READ", "600/min")
+# Sign-in attempts per account name (portal and /admin/), counted before the password is checked: right or wrong,
+# past it the answer is "try again later". Per client address belongs to the reverse proxy, which sees it.
+DOCGATE_THROTTLE_LOGIN = envrate("DOCGATE_THROTTLE_LOGIN", "20/hour")
 
 # --- REST API ------------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {

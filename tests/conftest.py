@@ -45,6 +45,7 @@ def _media_in_tmp(request: pytest.FixtureRequest, tmp_path: Path) -> None:
         # Request budgets are off except in the tests about them (tests/api/test_throttling.py).
         settings.DOCGATE_THROTTLE_SUBMIT = None
         settings.DOCGATE_THROTTLE_READ = None
+        settings.DOCGATE_THROTTLE_LOGIN = None
 
 
 @pytest.fixture

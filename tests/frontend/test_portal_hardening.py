@@ -16,6 +16,9 @@ from contracts.webhooks.endpoints import webhook_endpoint_configure
 
 pytestmark = pytest.mark.django_db
 
+# Budgets counted in this process's memory, fresh for each test (the cache is not what is tested here).
+LOCAL_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hardening"}}
+
 
 class _RenderedForm(HTMLParser):
     """What a browser would post from the form with `action`: text inputs' values and the ticked checkboxes."""
@@ -94,9 +97,7 @@ def test_the_portal_job_list_is_read_in_order_from_an_organisation_index(actors:
 def test_searching_the_job_list_spends_the_read_budget(client: Any, actors: Any, settings: Any) -> None:
     """Alice's portal reads share DOCGATE_THROTTLE_READ with her API reads: past it, the list (searched or
     polled) is refused with 429 and Retry-After until the window ends."""
-    from django.core.cache import cache
-
-    cache.clear()
+    settings.CACHES = LOCAL_CACHE
     settings.DOCGATE_THROTTLE_READ = (2, 60)
     client.force_login(actors.alice)
     assert client.get("/jobs/", {"q": "油烟"}).status_code == 200
@@ -105,3 +106,42 @@ def test_searching_the_job_list_spends_the_read_budget(client: Any, actors: Any,
     assert refused.status_code == 429
     assert 1 <= int(refused["Retry-After"]) <= 60
     assert "Too many requests" in refused.content.decode() or "请求过于频繁" in refused.content.decode()
+
+
+def _sign_in(client: Any, path: str, username: str, password: str) -> Any:
+    return client.post(path, {"username": username, "password": password, "next": "/jobs/"})
+
+
+def test_sign_in_attempts_are_counted_per_account_and_refused_past_the_budget(
+    client: Any, actors: Any, settings: Any
+) -> None:
+    """Someone guesses Alice's password: past DOCGATE_THROTTLE_LOGIN attempts the portal refuses with 429 and
+    Retry-After before any password is checked, the right one included; Rita, another account, signs in."""
+    settings.CACHES = LOCAL_CACHE
+    settings.DOCGATE_THROTTLE_LOGIN = (3, 3600)
+    for name in ("alice", "ALICE", " alice"):  # spelt any way, it is one account's budget
+        wrong = _sign_in(client, "/accounts/login/", name, "not-her-password")
+        assert wrong.status_code == 200 and "_auth_user_id" not in client.session
+    refused = _sign_in(client, "/accounts/login/", "alice", "alice-password-1")
+    assert refused.status_code == 429, refused.status_code
+    assert 1 <= int(refused["Retry-After"]) <= 3600
+    assert "_auth_user_id" not in client.session
+    page = refused.content.decode()
+    assert "Too many sign-in attempts" in page or "登录尝试过于频繁" in page, page
+    assert _sign_in(client, "/accounts/login/", "rita", "rita-password-1").status_code == 302
+
+
+def test_the_admin_sign_in_spends_the_same_budget(client: Any, actors: Any, settings: Any) -> None:
+    """/admin/login/ guards the operators' accounts, the most valuable to guess: it counts against the same
+    per-account budget and refuses past it."""
+    from django.contrib.auth import get_user_model
+
+    settings.CACHES = LOCAL_CACHE
+    settings.DOCGATE_THROTTLE_LOGIN = (2, 3600)
+    get_user_model().objects.create_superuser("root", password="root-password-1")
+    for _ in range(2):
+        assert _sign_in(client, "/admin/login/", "root", "guess").status_code == 200
+    refused = _sign_in(client, "/admin/login/", "root", "root-password-1")
+    assert "_auth_user_id" not in client.session
+    page = refused.content.decode()
+    assert "Too many sign-in attempts" in page or "登录尝试过于频繁" in page, page
