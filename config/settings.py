@@ -157,7 +157,11 @@ DOCGATE_REVIEW_CLAIM_S = envint("DOCGATE_REVIEW_CLAIM_S", 900)
 DOCGATE_WEBHOOK_ALLOW_PRIVATE = envbool("DOCGATE_WEBHOOK_ALLOW_PRIVATE", False)
 DOCGATE_WEBHOOK_MAX_ATTEMPTS = envint("DOCGATE_WEBHOOK_MAX_ATTEMPTS", 8)
 DOCGATE_WEBHOOK_BACKOFF_S = envint("DOCGATE_WEBHOOK_BACKOFF_S", 30)
-# A worker sending a delivery holds it this long, renewed while the receiver takes its time.
+# One attempt, from connecting to the last byte read, whatever the receiver does (trickling bytes, an endless
+# body): past it the attempt has failed and is retried. Connecting gets the first part of it.
+DOCGATE_WEBHOOK_TIMEOUT_S = envfloat("DOCGATE_WEBHOOK_TIMEOUT_S", 10.0)
+DOCGATE_WEBHOOK_CONNECT_TIMEOUT_S = envfloat("DOCGATE_WEBHOOK_CONNECT_TIMEOUT_S", 5.0)
+# A worker sending a delivery holds it this long (and, for its request, the attempt's bound and 10 s more).
 DOCGATE_WEBHOOK_LEASE_S = envfloat("DOCGATE_WEBHOOK_LEASE_S", 30.0)
 # After a secret is rotated, deliveries carry signatures under both the new and the old one for this long (0: none).
 DOCGATE_WEBHOOK_SECRET_OVERLAP_S = envint("DOCGATE_WEBHOOK_SECRET_OVERLAP_S", 86_400)
