@@ -251,8 +251,12 @@ else:
     CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
-# A job's model questions have their own queue and worker (`celery worker -Q llm`); everything else the default.
-CELERY_TASK_ROUTES = {"contracts.tasks.job_llm_task": {"queue": "llm"}}
+# A job's model questions have their own queue and worker (`celery worker -Q llm`), and so do webhook deliveries
+# (`-Q webhooks`: a slow receiver delays other deliveries at most, never jobs); everything else the default.
+CELERY_TASK_ROUTES = {
+    "contracts.tasks.job_llm_task": {"queue": "llm"},
+    "contracts.tasks.webhook_deliver_task": {"queue": "webhooks"},
+}
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True

@@ -1,5 +1,6 @@
 """A receiver cannot hold a worker: each attempt ends within DOCGATE_WEBHOOK_TIMEOUT_S whatever the receiver does
-(answers byte by byte, forever, or sends an endless body), and reads at most a few KiB of an answer.
+(answers byte by byte, forever, or sends an endless body), reads at most a few KiB of an answer, and deliveries
+have a queue and a worker of their own, so a slow tenant's receiver delays no one's jobs.
 
 The receivers here are raw sockets on loopback that misbehave on purpose.
 """
@@ -12,17 +13,21 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from django.db import connection
 
+from contracts.broker import WEBHOOK_DELIVER
 from contracts.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 from contracts.webhooks.delivery import WebhookRetry, webhook_deliver
 from contracts.webhooks.endpoints import webhook_endpoint_configure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+ROOT = Path(__file__).resolve().parents[2]
 MiB = 1024 * 1024
 
 
@@ -171,3 +176,24 @@ def test_a_success_with_an_endless_body_is_delivered_without_reading_it(actors: 
         sent = huge.sent
     assert outcome == DeliveryState.DELIVERED
     assert elapsed < 2 and sent < 32 * MiB, (elapsed, sent)
+
+
+def test_deliveries_have_their_own_queue_and_worker(settings: Any) -> None:
+    """Nothing that runs jobs consumes `webhooks`, and something always does: runstack's and compose's
+    worker-webhooks (and the all-queues worker the tests start)."""
+    from contracts.management.commands.runstack import Command
+    from contracts.operations.processes import ALL_QUEUES
+
+    assert settings.CELERY_TASK_ROUTES[WEBHOOK_DELIVER] == {"queue": "webhooks"}
+    assert "webhooks" in ALL_QUEUES
+    settings.LLM_ENABLED = False  # no local model server in the command list
+    commands = Command()._commands("127.0.0.1:0", 1)
+    queues = {name: cmd[cmd.index("--queues") + 1] for name, cmd in commands.items() if "--queues" in cmd}
+    assert queues == {"worker": "celery", "worker-llm": "llm", "worker-webhooks": "webhooks"}
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    compose = {
+        name: service["command"][service["command"].index("--queues") + 1]
+        for name, service in services.items()
+        if isinstance(service.get("command"), list) and "--queues" in service["command"]
+    }
+    assert compose == {"worker": "celery", "worker-llm": "llm", "worker-webhooks": "webhooks"}

@@ -1,4 +1,5 @@
-"""Run the web server, one Celery worker and beat together (the embedded `make run` setup)."""
+"""Run the web server, the Celery workers (rules, model questions, webhook deliveries) and beat together (the
+embedded `make run` setup)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from contracts.operations.processes import DEFAULT_QUEUE, LLM_QUEUE, beat_command, worker_command
+from contracts.operations.processes import DEFAULT_QUEUE, LLM_QUEUE, WEBHOOK_QUEUE, beat_command, worker_command
 from inference.local_server import model_path_ensure, server_command
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -26,8 +27,8 @@ RESTARTABLE = frozenset({"llm"})
 
 class Command(BaseCommand):
     help = (
-        "Start gunicorn, a Celery worker, Celery beat and the local LLM server; restart the LLM server when it "
-        "dies, stop everything when another one exits or on Ctrl-C."
+        "Start gunicorn, the Celery workers, Celery beat and the local LLM server; restart the LLM server when "
+        "it dies, stop everything when another one exits or on Ctrl-C."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -77,6 +78,8 @@ class Command(BaseCommand):
             "worker": worker_command(concurrency=1, hostname="docgate-worker@%h", queues=(DEFAULT_QUEUE,)),
             # The model's questions have their own worker: no document's rules wait behind another's model calls.
             "worker-llm": worker_command(concurrency=1, hostname="docgate-llm@%h", queues=(LLM_QUEUE,)),
+            # Webhook deliveries too: a receiver that takes its time (up to DOCGATE_WEBHOOK_TIMEOUT_S) holds no job.
+            "worker-webhooks": worker_command(concurrency=1, hostname="docgate-webhooks@%h", queues=(WEBHOOK_QUEUE,)),
             "beat": beat_command(str(settings.CELERY_BEAT_SCHEDULE_FILENAME)),
         }
         llm = self._local_llm_command()
