@@ -22,6 +22,20 @@ DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = [h.strip() for h in envstr("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")]
 CSRF_TRUSTED_ORIGINS = [o for o in envstr("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
+# One switch for a deployment behind a TLS-terminating reverse proxy (compose sets it): secure cookies, HSTS, every
+# plain-HTTP request redirected to https, and the proxy's `X-Forwarded-Proto` believed. That last is safe only
+# when nothing but the proxy reaches the web server (compose publishes it on 127.0.0.1) and the proxy sets the
+# header itself. Off, the embedded `make run` serves plain http://127.0.0.1:8000/.
+DOCGATE_BEHIND_TLS = envbool("DOCGATE_BEHIND_TLS", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = DOCGATE_BEHIND_TLS
+SECURE_HSTS_SECONDS = 31_536_000 if DOCGATE_BEHIND_TLS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = DOCGATE_BEHIND_TLS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if DOCGATE_BEHIND_TLS else None
+# The probes and the scrape come from inside (the orchestrator, Prometheus) over plain HTTP to the web service.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+# HSTS preloading is a commitment of the domain's owner (hstspreload.org, slow to undo), not DocGate's to make.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -105,8 +119,10 @@ DOCGATE_MODELS_DIR = Path(envstr("DOCGATE_MODELS_DIR", str(DATA_DIR / "models"))
 LOGIN_URL = "/accounts/login/"
 
 # --- Operators -----------------------------------------------------------------------------------------------
-# When set, /metrics requires `Authorization: Bearer <token>`; empty leaves it open (scrape from a private net).
+# When set, /metrics requires `Authorization: Bearer <token>`. Without it /metrics is closed, unless the web server
+# binds a loopback or private address (DOCGATE_BIND: `runstack --bind` passes its own on; `make run`'s is 127.0.0.1).
 PROMETHEUS_METRICS_TOKEN = envstr("PROMETHEUS_METRICS_TOKEN", "")
+DOCGATE_BIND = envstr("DOCGATE_BIND", "")
 PROMETHEUS_EXPORT_MIGRATIONS = False
 
 # --- Intake limits -------------------------------------------------------------------------------------------
@@ -132,13 +148,20 @@ DOCGATE_SWEEP_INTERVAL_S = envint("DOCGATE_SWEEP_INTERVAL_S", 60)
 DOCGATE_EXTRA_STAGES: tuple[str, ...] = ()
 DOCGATE_RETRY_BACKOFF_S = envint("DOCGATE_RETRY_BACKOFF_S", 5)
 
+# An Idempotency-Key's first answer is replayed for this long; beat then deletes its record and the key is free.
+DOCGATE_IDEMPOTENCY_TTL_S = envint("DOCGATE_IDEMPOTENCY_TTL_S", 86_400)
+
 # --- Review and webhooks ------------------------------------------------------------------------------------
 DOCGATE_REVIEW_CLAIM_S = envint("DOCGATE_REVIEW_CLAIM_S", 900)
 # Only for tests and closed networks: lets webhooks go to http:// and loopback/private addresses.
 DOCGATE_WEBHOOK_ALLOW_PRIVATE = envbool("DOCGATE_WEBHOOK_ALLOW_PRIVATE", False)
 DOCGATE_WEBHOOK_MAX_ATTEMPTS = envint("DOCGATE_WEBHOOK_MAX_ATTEMPTS", 8)
 DOCGATE_WEBHOOK_BACKOFF_S = envint("DOCGATE_WEBHOOK_BACKOFF_S", 30)
-# A worker sending a delivery holds it this long, renewed while the receiver takes its time.
+# One attempt, from connecting to the last byte read, whatever the receiver does (trickling bytes, an endless
+# body): past it the attempt has failed and is retried. Connecting gets the first part of it.
+DOCGATE_WEBHOOK_TIMEOUT_S = envfloat("DOCGATE_WEBHOOK_TIMEOUT_S", 10.0)
+DOCGATE_WEBHOOK_CONNECT_TIMEOUT_S = envfloat("DOCGATE_WEBHOOK_CONNECT_TIMEOUT_S", 5.0)
+# A worker sending a delivery holds it this long (and, for its request, the attempt's bound and 10 s more).
 DOCGATE_WEBHOOK_LEASE_S = envfloat("DOCGATE_WEBHOOK_LEASE_S", 30.0)
 # After a secret is rotated, deliveries carry signatures under both the new and the old one for this long (0: none).
 DOCGATE_WEBHOOK_SECRET_OVERLAP_S = envint("DOCGATE_WEBHOOK_SECRET_OVERLAP_S", 86_400)
@@ -228,8 +251,12 @@ else:
     CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
-# A job's model questions have their own queue and worker (`celery worker -Q llm`); everything else the default.
-CELERY_TASK_ROUTES = {"contracts.tasks.job_llm_task": {"queue": "llm"}}
+# A job's model questions have their own queue and worker (`celery worker -Q llm`), and so do webhook deliveries
+# (`-Q webhooks`: a slow receiver delays other deliveries at most, never jobs); everything else the default.
+CELERY_TASK_ROUTES = {
+    "contracts.tasks.job_llm_task": {"queue": "llm"},
+    "contracts.tasks.webhook_deliver_task": {"queue": "webhooks"},
+}
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
@@ -244,6 +271,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(DOCGATE_WEBHOOK_SWEEP_INTERVAL_S),
     },
     "sweep-stuck-jobs": {"task": "contracts.tasks.jobs_sweep_task", "schedule": float(DOCGATE_SWEEP_INTERVAL_S)},
+    # An indexed range delete: cheap, so often enough that a key outlives its TTL by minutes at most.
+    "expire-idempotency-records": {"task": "contracts.tasks.idempotency_records_expire_task", "schedule": 600.0},
 }
 
 # --- Cache and request budgets -------------------------------------------------------------------------------
@@ -267,6 +296,9 @@ else:
 # uploads) and API reads (GET) each have their own budget; past it the answer is 429 with Retry-After.
 DOCGATE_THROTTLE_SUBMIT = envrate("DOCGATE_THROTTLE_SUBMIT", "60/min")
 DOCGATE_THROTTLE_READ = envrate("DOCGATE_THROTTLE_READ", "600/min")
+# Sign-in attempts per account name (portal and /admin/), counted before the password is checked: right or wrong,
+# past it the answer is "try again later". Per client address belongs to the reverse proxy, which sees it.
+DOCGATE_THROTTLE_LOGIN = envrate("DOCGATE_THROTTLE_LOGIN", "20/hour")
 
 # --- REST API ------------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db import models
 
 from contracts.models import (
     ApiKey,
@@ -71,7 +72,9 @@ admin.site.register(FindingDecision)
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
     list_display = ["organisation", "url", "active", "updated_at"]
-    exclude = ["secret"]
+    # Neither signing secret is shown: the old one still signs during a rotation's overlap.
+    exclude = ["secret", "previous_secret"]
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}  # webhooks go to https:// only
 
 
 @admin.register(WebhookDelivery)

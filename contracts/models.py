@@ -1,5 +1,5 @@
 """DocGate's domain: organisations, API keys, documents, jobs, versioned results and the audit log (webhooks in
-`contracts.webhooks.models`, re-exported here)."""
+`contracts.webhooks.models`, invitations in `contracts.tenancy.models`, re-exported here)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from contracts.tenancy.models import Invitation  # noqa: F401 (Django reads it here)
 from contracts.webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint  # noqa: F401 (Django reads them here)
 
 # A row's primary key as stored (UUID) or as it arrives in a URL or a task message (its string form).
@@ -192,6 +193,8 @@ class Job(models.Model):
             models.Index(fields=["state", "queued_at"]),
             models.Index(fields=["state", "lease_expires_at"]),
             models.Index(fields=["state"], name="job_degraded", condition=models.Q(degraded=True)),  # for /metrics
+            # The portal's job list (and its rows, polled every 2 s): one organisation's jobs, newest first.
+            models.Index(fields=["organisation", "-created_at"], name="job_org_recent"),
         ]
         ordering = ["-created_at"]
 
@@ -280,7 +283,8 @@ class IdempotencyRecord(models.Model):
     request_fingerprint = models.CharField(max_length=64)
     response_status = models.PositiveSmallIntegerField()
     response_body = models.JSONField()
-    created_at = models.DateTimeField(default=timezone.now)
+    # Indexed for beat's cleanup, which deletes records past DOCGATE_IDEMPOTENCY_TTL_S (`contracts.retention`).
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["organisation", "key"], name="one_record_per_key")]

@@ -13,6 +13,7 @@ from django.conf import settings
 from contracts.broker import WEBHOOK_DELIVER, backoff_delay_s, job_send, task_send
 from contracts.models import Job, JobPhase
 from contracts.pipeline import RunOutcome, RunStatus, TransientError, job_run, jobs_sweep
+from contracts.retention import idempotency_records_expire
 from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_deliveries_due
 
 logger = logging.getLogger(__name__)
@@ -88,3 +89,12 @@ def webhook_deliveries_sweep_task() -> int:
     for delivery_id in due:
         task_send(WEBHOOK_DELIVER, delivery_id)
     return len(due)
+
+
+@shared_task(acks_late=True)
+def idempotency_records_expire_task() -> int:
+    """Periodic: forget Idempotency-Key records past DOCGATE_IDEMPOTENCY_TTL_S."""
+    deleted = idempotency_records_expire()
+    if deleted:
+        logger.info("deleted %d expired idempotency record(s)", deleted)
+    return deleted

@@ -1,8 +1,10 @@
-"""Request budgets per API key and per portal user, counted in Django's shared cache (one count for every web
-process): a fixed window per budget, so that counting is one atomic increment where the cache has one (Redis)."""
+"""Request budgets per API key and per portal user (and sign-in attempts per account name), counted in Django's
+shared cache (one count for every web process): a fixed window per budget, so that counting is one atomic
+increment where the cache has one (Redis)."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import time
@@ -15,6 +17,7 @@ logger = logging.getLogger(__name__)
 
 SUBMIT = "submit"
 READ = "read"
+LOGIN = "login"
 
 
 def caller_budget_key(*, api_key: Any = None, user: Any = None) -> str | None:
@@ -26,8 +29,14 @@ def caller_budget_key(*, api_key: Any = None, user: Any = None) -> str | None:
     return None
 
 
+def sign_in_budget_key(username: str) -> str:
+    """The budget a sign-in attempt spends: its account name's, however it is spelt (case, spaces), hashed so that
+    no cache key carries a name someone typed."""
+    return "account:" + hashlib.sha256(username.strip().casefold().encode()).hexdigest()[:32]
+
+
 def budget_rate(scope: str) -> tuple[int, int] | None:
-    """The budget of `scope` (SUBMIT or READ) as (requests, window seconds); None where it is switched off."""
+    """The budget of `scope` (SUBMIT, READ or LOGIN) as (requests, window seconds); None where it is off."""
     rate: tuple[int, int] | None = getattr(settings, f"DOCGATE_THROTTLE_{scope.upper()}")
     return rate
 

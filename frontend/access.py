@@ -13,6 +13,7 @@ from django.shortcuts import render
 from contracts.api.auth import request_organisation
 from contracts.models import Membership, Organisation, Role
 from contracts.review.workflow import REVIEWER_ROLES, reviewer_role
+from contracts.tenancy.invitations import invitations_for
 
 View = Callable[..., HttpResponse]
 
@@ -62,7 +63,7 @@ admin_required = _requires((Role.ADMIN,))
 
 
 def portal(request: HttpRequest) -> dict[str, Any]:
-    """Context processor: the current organisation, role and the user's other organisations."""
+    """Context processor: the current organisation, role, the user's other organisations and invitations."""
     if not request.user.is_authenticated:
         return {}
     memberships = list(Membership.objects.filter(user=request.user).select_related("organisation"))
@@ -74,6 +75,7 @@ def portal(request: HttpRequest) -> dict[str, Any]:
         "is_reviewer": role in REVIEWER_ROLES,
         "is_org_admin": role == Role.ADMIN,
         "memberships": memberships,
+        "invitation_count": invitations_for(user=request.user).count(),
     }
 
 

@@ -1,11 +1,17 @@
-"""Portal forms: the organisation switcher, tickets, job filters, API keys, webhooks, members, review corrections."""
+"""Portal forms: sign-in, the organisation switcher, tickets, job filters, API keys, webhooks, members, review
+corrections."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
 from contracts.models import DocumentKind, JobState, Role
+from contracts.throttling import LOGIN, budget_spend, sign_in_budget_key
 
 CHANNELS = [
     ("phone", _("Phone (12345)")),
@@ -15,6 +21,29 @@ CHANNELS = [
     ("letter", _("Letter")),
     ("visit", _("Walk-in")),
 ]
+
+
+class SignInForm(AuthenticationForm):
+    """Sign-in that first spends one attempt of the account name's budget (DOCGATE_THROTTLE_LOGIN): past it the
+    answer is "try again later" before any password is checked, so guessing gets no further."""
+
+    wait_s: int | None = None
+
+    def clean(self) -> dict[str, Any]:
+        username = self.cleaned_data.get("username")
+        if username:
+            self.wait_s = budget_spend(scope=LOGIN, caller=sign_in_budget_key(str(username)))
+            if self.wait_s is not None:
+                raise forms.ValidationError(
+                    _("Too many sign-in attempts for this account. Try again in %(n)s seconds."),
+                    code="throttled",
+                    params={"n": self.wait_s},
+                )
+        return super().clean()
+
+
+class AdminSignInForm(SignInForm, AdminAuthenticationForm):
+    """/admin/login/: the same budget, then the admin's own check that the account is staff."""
 
 
 class OrganisationSwitchForm(forms.Form):
@@ -49,14 +78,19 @@ class ApiKeyForm(forms.Form):
 class WebhookForm(forms.Form):
     url = forms.URLField(label=_("Webhook URL"), max_length=500, assume_scheme="https")
     active = forms.BooleanField(label=_("Active"), required=False, initial=True)
+    # Shown with the endpoint's current value, so that saving the form as shown keeps it (as the API's field).
+    provisional_events = forms.BooleanField(
+        label=_("Also send provisional results (result.provisional)"), required=False
+    )
     rotate_secret = forms.BooleanField(label=_("Generate a new secret"), required=False)
 
 
 ROLES = [(Role.SUBMITTER, _("Submitter")), (Role.REVIEWER, _("Reviewer")), (Role.ADMIN, _("Admin"))]
 
 
-class MemberAddForm(forms.Form):
-    username = forms.CharField(label=_("Username"), max_length=150)
+class MemberInviteForm(forms.Form):
+    # Exact: nothing is looked up or suggested, so the form lists no accounts (see contracts.tenancy.invitations).
+    invitee = forms.CharField(label=_("Username or e-mail"), max_length=254)
     role = forms.ChoiceField(label=_("Role"), choices=ROLES, initial=Role.SUBMITTER)
 
 

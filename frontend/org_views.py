@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from contracts.audit import audit_record
-from contracts.models import ApiKey, Membership, Role, WebhookEndpoint
-from contracts.tenancy.memberships import MembershipError, membership_add, membership_remove, membership_role_change
+from contracts.models import ApiKey, Invitation, Membership, Role, WebhookEndpoint
+from contracts.tenancy.invitations import invitation_create, invitation_withdraw, invitations_pending
+from contracts.tenancy.memberships import MembershipError, membership_remove, membership_role_change
 from contracts.webhooks.endpoints import webhook_endpoint_configure
 from contracts.webhooks.outbound import WebhookConfigError
 from frontend.access import admin_required, org_of
-from frontend.forms import ROLES, ApiKeyForm, MemberAddForm, MemberRoleForm, WebhookForm
+from frontend.forms import ROLES, ApiKeyForm, MemberInviteForm, MemberRoleForm, WebhookForm
 
 # A secret shown once travels from the POST to the next page in the session, and is removed when shown.
 SHOWN_ONCE = "docgate_shown_once"
@@ -29,7 +30,8 @@ def _page(request: HttpRequest, *, key_form: ApiKeyForm, webhook_form: WebhookFo
         "members": Membership.objects.filter(organisation=organisation)
         .select_related("user")
         .order_by("role", "user__username"),
-        "member_form": MemberAddForm(),
+        "invitations": invitations_pending(organisation=organisation),
+        "member_form": MemberInviteForm(),
         "roles": ROLES,
         "key_form": key_form,
         "webhook_form": webhook_form,
@@ -41,7 +43,11 @@ def _page(request: HttpRequest, *, key_form: ApiKeyForm, webhook_form: WebhookFo
 @admin_required
 def settings_page(request: HttpRequest) -> HttpResponse:
     endpoint = WebhookEndpoint.objects.filter(organisation=org_of(request)).first()
-    initial = {"url": endpoint.url, "active": endpoint.active} if endpoint else {"active": True}
+    initial = (
+        {"url": endpoint.url, "active": endpoint.active, "provisional_events": endpoint.provisional_events}
+        if endpoint
+        else {"active": True}
+    )
     return _page(request, key_form=ApiKeyForm(), webhook_form=WebhookForm(initial=initial))
 
 
@@ -92,6 +98,7 @@ def webhook_save(request: HttpRequest) -> HttpResponse:
                 url=data["url"],
                 active=data["active"],
                 rotate_secret=data["rotate_secret"],
+                provisional_events=data["provisional_events"],
             )
         except WebhookConfigError as exc:
             form.add_error("url", str(exc))
@@ -103,28 +110,44 @@ def webhook_save(request: HttpRequest) -> HttpResponse:
     return _page(request, key_form=ApiKeyForm(), webhook_form=form, status=400)
 
 
-def _membership_errors(request: HttpRequest, form: MemberAddForm | MemberRoleForm) -> None:
+def _membership_errors(request: HttpRequest, form: MemberInviteForm | MemberRoleForm) -> None:
     messages.error(request, " ".join(str(error) for errors in form.errors.values() for error in errors))
 
 
 @require_POST
 @admin_required
-def member_add(request: HttpRequest) -> HttpResponse:
-    form = MemberAddForm(request.POST)
+def member_invite(request: HttpRequest) -> HttpResponse:
+    """Invite an exact username or e-mail address; the answer reads the same whether or not such an account exists."""
+    form = MemberInviteForm(request.POST)
     if not form.is_valid():
         _membership_errors(request, form)
         return redirect("org_settings")
     try:
-        membership = membership_add(
+        invitation = invitation_create(
             organisation=org_of(request),
             admin_user=request.user,
-            username=form.cleaned_data["username"],
+            invitee=form.cleaned_data["invitee"],
             role=form.cleaned_data["role"],
         )
     except MembershipError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, _("%(user)s is now a member.") % {"user": membership.user.get_username()})
+        messages.success(
+            request,
+            _("Invitation recorded for %(invitee)s: whoever signs in with that username or e-mail can accept it.")
+            % {"invitee": invitation.invitee},
+        )
+    return redirect("org_settings")
+
+
+@require_POST
+@admin_required
+def invitation_withdrawn(request: HttpRequest, invitation_id: str) -> HttpResponse:
+    try:
+        invitation_withdraw(organisation=org_of(request), admin_user=request.user, invitation_id=invitation_id)
+    except Invitation.DoesNotExist as exc:
+        raise Http404("no such invitation") from exc
+    messages.success(request, _("The invitation was withdrawn."))
     return redirect("org_settings")
 
 

@@ -1,14 +1,17 @@
-"""Portal routes: submit, jobs, results, the review queue and organisation admin."""
+"""Portal routes: submit, jobs, results, the review queue, organisation admin and invitations."""
 
 from __future__ import annotations
 
 from django.urls import path
 
-from frontend import org_views, review_views, views
+from frontend import invitation_views, org_views, review_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("organisation/switch/", views.organisation_switch, name="organisation_switch"),
+    path("invitations/", invitation_views.invitations, name="invitations"),
+    path("invitations/<uuid:invitation_id>/accept/", invitation_views.accept, name="invitation_accept"),
+    path("invitations/<uuid:invitation_id>/decline/", invitation_views.decline, name="invitation_decline"),
     path("submit/", views.submit, name="submit"),
     path("submit/upload/", views.upload, name="upload"),
     path("jobs/", views.jobs, name="jobs"),
@@ -25,7 +28,12 @@ urlpatterns = [
     path("organisation/keys/", org_views.key_create, name="org_key_create"),
     path("organisation/keys/<int:key_id>/revoke/", org_views.key_revoke, name="org_key_revoke"),
     path("organisation/webhook/", org_views.webhook_save, name="org_webhook"),
-    path("organisation/members/", org_views.member_add, name="org_member_add"),
+    path("organisation/members/", org_views.member_invite, name="org_member_invite"),
+    path(
+        "organisation/invitations/<uuid:invitation_id>/withdraw/",
+        org_views.invitation_withdrawn,
+        name="org_invitation_withdraw",
+    ),
     path("organisation/members/<int:membership_id>/role/", org_views.member_role, name="org_member_role"),
     path("organisation/members/<int:membership_id>/remove/", org_views.member_remove, name="org_member_remove"),
 ]

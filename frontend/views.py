@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from contracts.intake.submission import IntakeError, Submission, document_submit
 from contracts.models import Document, DocumentKind, DocumentSource, Job, JobState, Membership, Result
 from contracts.rerun import RERUNNABLE_REASON, RerunRefused, job_llm_rerun
-from contracts.throttling import SUBMIT, budget_spend, caller_budget_key
+from contracts.throttling import READ, SUBMIT, budget_spend, caller_budget_key
 from frontend.access import admin_required, may_see_pii, member_required, org_of
 from frontend.forms import JobFilterForm, OrganisationSwitchForm, TicketForm
 from frontend.highlight import finding_display, highlight_html, pii_masked
@@ -149,7 +149,15 @@ def _jobs_filtered(request: HttpRequest) -> tuple[JobFilterForm, QuerySet[Job]]:
 @require_GET
 @member_required
 def jobs(request: HttpRequest) -> HttpResponse:
-    """The organisation's jobs with filters and search; the rows refresh themselves while any is unfinished."""
+    """The organisation's jobs with filters and search; the rows refresh themselves while any is unfinished. Each
+    request spends one of the user's reads (DOCGATE_THROTTLE_READ, shared with the API): a search reads every
+    document's text."""
+    wait = budget_spend(scope=READ, caller=caller_budget_key(user=request.user))
+    if wait is not None:
+        message = _("Too many requests. Try again in %(n)s seconds.") % {"n": wait}
+        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+        response["Retry-After"] = str(wait)
+        return response
     form, selected = _jobs_filtered(request)
     page = Paginator(selected, JOBS_PER_PAGE).get_page(request.GET.get("page"))
     template = "frontend/_job_rows.html" if request.GET.get("partial") == "rows" else "frontend/jobs.html"

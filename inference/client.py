@@ -10,7 +10,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -83,6 +83,15 @@ class StructuredReply(Generic[ModelT]):
 
 
 @dataclass(frozen=True)
+class ServerState:
+    """What the model server says of itself: `up` (it serves the configured model), `loading` (it answers 503
+    while it loads one) or `down` (no answer, an error, another model), with what it said."""
+
+    status: Literal["up", "loading", "down"]
+    detail: str
+
+
+@dataclass(frozen=True)
 class ClientStats:
     """Counters since the client was built (for metrics)."""
 
@@ -146,6 +155,26 @@ class LLMClient:
             c["prompt_tokens"],
             c["completion_tokens"],
         )
+
+    def server_state(self, *, timeout_s: float) -> ServerState:
+        """Ask the server which models it serves (one GET /models within `timeout_s`, outside the breaker and the
+        retries, which are for the jobs' calls)."""
+        try:
+            response = self._http.get(f"{self.config.base_url.rstrip('/')}/models", timeout=timeout_s)
+        except httpx.HTTPError as exc:
+            return ServerState("down", f"{type(exc).__name__}: {exc}"[:200])
+        if response.status_code == 503:  # llama.cpp and vLLM while the model loads
+            return ServerState("loading", "HTTP 503: the server is loading the model")
+        if response.status_code != 200:
+            return ServerState("down", f"HTTP {response.status_code}")
+        try:
+            listed = response.json()["data"]
+            served = [str(model["id"]) for model in listed]
+        except (ValueError, KeyError, TypeError):
+            return ServerState("down", "the server's model list is not an OpenAI-compatible one")
+        if self.config.model not in served:
+            return ServerState("down", f"the server serves {', '.join(served) or 'no model'}, not {self.config.model}")
+        return ServerState("up", self.config.model)
 
     def backoff_s(self, retry: int) -> float:
         """Full-jitter exponential backoff before retry number `retry` (0-based), capped by the config."""

@@ -1,4 +1,4 @@
-"""Exceptions the inference layer raises; callers degrade to rules-only on LLMUnavailable."""
+"""Exceptions the inference layer raises; on LLMUnavailable a job waits for the model (bounded), then goes to review."""
 
 from __future__ import annotations
 

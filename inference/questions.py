@@ -2,7 +2,8 @@
 drafting, and the safety gate's yes/no policy check.
 
 Each takes an LLMClient and text and returns an LLMTaskResult whose findings are grounded in that text.
-LLMUnavailable and LLMRequestError propagate (the pipeline degrades to rules-only); invalid replies are counted.
+LLMUnavailable and LLMRequestError propagate (the job waits for the model, bounded, then goes to review); invalid
+replies are counted.
 """
 
 from __future__ import annotations

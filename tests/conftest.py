@@ -45,6 +45,7 @@ def _media_in_tmp(request: pytest.FixtureRequest, tmp_path: Path) -> None:
         # Request budgets are off except in the tests about them (tests/api/test_throttling.py).
         settings.DOCGATE_THROTTLE_SUBMIT = None
         settings.DOCGATE_THROTTLE_READ = None
+        settings.DOCGATE_THROTTLE_LOGIN = None
 
 
 @pytest.fixture
@@ -65,6 +66,20 @@ def actors(db: Any) -> Actors:
     _, acme_key = ApiKey.issue(organisation=acme, name="acme integration")
     _, globex_key = ApiKey.issue(organisation=globex, name="globex integration")
     return Actors(acme, globex, alice, rita, oscar, acme_key, globex_key)
+
+
+METRICS_TOKEN = "test-scrape-token"
+
+
+@pytest.fixture
+def scrape(client: Any, settings: Any) -> Any:
+    """GET /metrics as Prometheus does, with its bearer token (without one /metrics is closed by default)."""
+    settings.PROMETHEUS_METRICS_TOKEN = METRICS_TOKEN
+
+    def get() -> Any:
+        return client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {METRICS_TOKEN}")
+
+    return get
 
 
 @pytest.fixture

@@ -63,7 +63,8 @@ class WebhookEndpointSerializer(serializers.ModelSerializer):
         ]
 
     def get_secret_hint(self, endpoint: WebhookEndpoint) -> str:
-        return f"{endpoint.secret[:10]}…"
+        """Enough to tell which secret is set: its last 4 characters (a padded key ends in `=`), as cards show."""
+        return f"whsec_…{endpoint.secret[-4:]}"
 
 
 class WebhookEndpointCreatedSerializer(WebhookEndpointSerializer):

@@ -82,6 +82,10 @@ def _limit_warnings() -> list[Warning]:
                     id="docgate.W010",
                 )
             )
+    if settings.DOCGATE_WEBHOOK_TIMEOUT_S <= 0 or settings.DOCGATE_WEBHOOK_CONNECT_TIMEOUT_S <= 0:
+        warnings.append(
+            Warning("DOCGATE_WEBHOOK_TIMEOUT_S and _CONNECT_TIMEOUT_S must be positive.", id="docgate.W011")
+        )
     if settings.DOCGATE_JOB_LEASE_S < 30:
         warnings.append(
             Warning("DOCGATE_JOB_LEASE_S below 30 s lets slow jobs be taken over while running.", id="docgate.W008")

@@ -1,10 +1,21 @@
-"""Operator probes: /healthz (the process answers) and /readyz (database, broker, LLM breaker, safety model)."""
+"""Operator probes: /healthz (the process answers) and /readyz (database, broker, safety model; the model server
+and this process's breaker reported beside them).
+
+Why a dead or loading model does not make /readyz 503: readiness tells a load balancer or an orchestrator whether
+to send this web process traffic, and without the model the web still does all it does — it takes uploads, serves
+results and the review queue, and calls no model itself. Jobs wait for the model (DOCGATE_LLM_WAIT_MAX_S) and then
+go to review. Pulling every web process out of rotation during a model outage, or for the minutes vLLM takes to
+load, would turn a delay into an outage. So `llm` carries `"required": false`: its state (`up`, `loading`, `down`)
+is the model server's own answer, for operators and their alerts.
+"""
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -16,10 +27,15 @@ from kombu import Connection
 
 from contracts.intake.isolation import isolation
 from contracts.intake.sandbox import CONVERTERS, converter_status
-from contracts.llm import llm_breaker_snapshot
+from contracts.llm import llm_breaker_snapshot, llm_client
+from inference.client import ServerState
 from rules.safety.model import SafetyModelError, load_safety_model
 
 BROKER_TIMEOUT_S = 2.0
+# The model server is asked at most this often per process, each time within the timeout (a probe every second
+# from a load balancer costs it one small GET per few seconds).
+LLM_PROBE_TIMEOUT_S = 1.5
+LLM_PROBE_CACHE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -29,9 +45,16 @@ class Check:
     ok: bool
     status: str
     detail: str = ""
+    required: bool = True  # False: reported, but not a reason to be unready
+    extra: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "status": self.status, **({"detail": self.detail} if self.detail else {})}
+        shown: dict[str, Any] = {"ok": self.ok, "status": self.status}
+        if self.detail:
+            shown["detail"] = self.detail
+        if not self.required:
+            shown["required"] = False
+        return {**shown, **self.extra}
 
 
 def database_check() -> Check:
@@ -63,13 +86,38 @@ def broker_check() -> Check:
     return Check(True, "ok", url.split("://", 1)[0])
 
 
+_probe_lock = threading.Lock()
+_probe: tuple[float, tuple[str, str], ServerState] | None = None
+
+
+def llm_server_state() -> ServerState:
+    """The model server's state as it answered at most LLM_PROBE_CACHE_S ago (asked again after that)."""
+    global _probe
+    where = (settings.LLM_BASE_URL, settings.LLM_MODEL)
+    with _probe_lock:
+        if _probe is not None and _probe[1] == where and time.monotonic() - _probe[0] < LLM_PROBE_CACHE_S:
+            return _probe[2]
+    state = llm_client().server_state(timeout_s=LLM_PROBE_TIMEOUT_S)
+    with _probe_lock:
+        _probe = (time.monotonic(), where, state)
+    return state
+
+
+def llm_probe_forget() -> None:
+    """Drop the remembered answer, so that the next check asks the server (tests)."""
+    global _probe
+    with _probe_lock:
+        _probe = None
+
+
 def llm_check() -> Check:
-    """Unhealthy while this process's breaker is open; `disabled` (healthy) when the LLM is switched off."""
+    """The model server's own answer (`up`, `loading`, `down`) and this process's breaker; never required (see
+    the module's docstring). `disabled` when the LLM is switched off."""
     if not settings.LLM_ENABLED:
         return Check(True, "disabled")
-
-    state = str(llm_breaker_snapshot()["state"])
-    return Check(state != "open", state)
+    state = llm_server_state()
+    breaker = str(llm_breaker_snapshot()["state"])
+    return Check(state.status == "up", state.status, state.detail, required=False, extra={"breaker": breaker})
 
 
 def safety_model_check() -> Check:
@@ -91,9 +139,10 @@ READINESS_CHECKS: dict[str, Callable[[], Check]] = {
 
 
 def readiness() -> tuple[bool, dict[str, Any]]:
-    """Run every check; return whether all passed and each one's state."""
+    """Run every check; return whether every required one passed, and each one's state."""
     checks = {name: check() for name, check in READINESS_CHECKS.items()}
-    return all(c.ok for c in checks.values()), {name: c.as_dict() for name, c in checks.items()}
+    ready = all(c.ok for c in checks.values() if c.required)
+    return ready, {name: c.as_dict() for name, c in checks.items()}
 
 
 def converters() -> dict[str, Any]:
@@ -122,8 +171,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @never_cache
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
-    """200 when the database, broker, LLM and safety model are usable, 503 with the failing check otherwise; the
-    converters (OCR, LibreOffice) are listed either way."""
+    """200 when the database, broker and safety model are usable, 503 with the failing check otherwise; the model
+    server's state and the converters (OCR, LibreOffice) are listed either way."""
     ok, checks = readiness()
     body = {"status": "ready" if ok else "unavailable", "checks": checks, "converters": converters()}
     return JsonResponse(body, status=200 if ok else 503)

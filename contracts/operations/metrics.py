@@ -8,6 +8,7 @@ queries that indexes answer (migration 0005): no row's JSON is read, so a scrape
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Iterator
 from datetime import timedelta
@@ -141,12 +142,37 @@ def metrics_text() -> bytes:
     return process + generate_latest(database)
 
 
-@never_cache
-def metrics_view(request: HttpRequest) -> HttpResponse:
-    """Prometheus text format; when PROMETHEUS_METRICS_TOKEN is set, a matching bearer token is required."""
+def bind_is_private(bind: str) -> bool:
+    """Whether `host:port` (DOCGATE_BIND) listens on a loopback or private address only (`0.0.0.0` does not)."""
+    host = bind.rsplit(":", 1)[0].strip("[]") if ":" in bind else bind
+    if host == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False  # a name: where it points is not ours to know
+    return address.is_loopback or (address.is_private and not address.is_unspecified)
+
+
+def _scrape_refusal(request: HttpRequest) -> HttpResponse | None:
+    """None when this request may read /metrics: the bearer token when one is set, else a private bind."""
     token = settings.PROMETHEUS_METRICS_TOKEN
     if token:
         given = request.META.get("HTTP_AUTHORIZATION", "").removeprefix("Bearer ").strip()
-        if not constant_time_compare(given, token):
-            return HttpResponse("unauthorized\n", status=401, content_type="text/plain")
+        if constant_time_compare(given, token):
+            return None
+        return HttpResponse("unauthorized\n", status=401, content_type="text/plain")
+    if bind_is_private(settings.DOCGATE_BIND):
+        return None
+    closed = "/metrics is closed: set PROMETHEUS_METRICS_TOKEN (Prometheus sends it as a bearer token)\n"
+    return HttpResponse(closed, status=403, content_type="text/plain")
+
+
+@never_cache
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    """Prometheus text format for a scraper with the bearer token (PROMETHEUS_METRICS_TOKEN); without a token
+    configured, only where the web server binds a loopback or private address (DOCGATE_BIND), else 403."""
+    refusal = _scrape_refusal(request)
+    if refusal is not None:
+        return refusal
     return HttpResponse(metrics_text(), content_type=CONTENT_TYPE_LATEST)

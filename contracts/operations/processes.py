@@ -6,7 +6,8 @@ import sys
 
 DEFAULT_QUEUE = "celery"
 LLM_QUEUE = "llm"  # a job's model questions (contracts.broker.JOB_LLM)
-ALL_QUEUES = (DEFAULT_QUEUE, LLM_QUEUE)
+WEBHOOK_QUEUE = "webhooks"  # webhook deliveries (contracts.broker.WEBHOOK_DELIVER)
+ALL_QUEUES = (DEFAULT_QUEUE, LLM_QUEUE, WEBHOOK_QUEUE)
 
 
 def worker_command(
@@ -16,7 +17,7 @@ def worker_command(
     standalone: bool = False,
     queues: tuple[str, ...] = ALL_QUEUES,
 ) -> list[str]:
-    """`celery worker` for DocGate's app, consuming `queues` (both by default: one worker does everything);
+    """`celery worker` for DocGate's app, consuming `queues` (all by default: one worker does everything);
     `standalone` drops the cluster chatter (gossip, mingle, heartbeat) that a single short-lived worker does not
     need."""
     command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO"]

@@ -1,1 +1,2 @@
-"""Tenancy: organisations, their members and roles (the models live in contracts.models)."""
+"""Tenancy: organisations, their members and roles, and invitations to join (Organisation and Membership live in
+contracts.models, Invitation in tenancy.models)."""

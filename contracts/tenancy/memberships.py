@@ -1,4 +1,5 @@
-"""Organisation membership: an admin adds existing users, changes roles and removes members; every change audited.
+"""Organisation membership: an admin changes members' roles and removes members (people join by accepting an
+invitation: `contracts.tenancy.invitations`); every change audited.
 
 An organisation always keeps at least one admin, so nobody can lock it out of its own settings.
 """
@@ -7,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from contracts.audit import audit_record
@@ -19,7 +19,8 @@ class MembershipError(Refused):
     """A membership change DocGate refuses; carries a stable code and a message for the admin."""
 
 
-def _role_check(role: str) -> str:
+def role_checked(role: str) -> str:
+    """Return the role; raise MembershipError for one DocGate does not have."""
     if role not in Role.values:
         raise MembershipError("invalid_role", f"role must be one of {', '.join(Role.values)}.")
     return role
@@ -32,33 +33,11 @@ def _keeps_an_admin(organisation: Organisation, membership: Membership) -> None:
         raise MembershipError("last_admin", "The organisation needs at least one admin; appoint another first.")
 
 
-def membership_add(*, organisation: Organisation, admin_user: Any, username: str, role: str) -> Membership:
-    """Make an existing user a member with role; raise MembershipError for an unknown user or a member already."""
-    _role_check(role)
-    user = get_user_model().objects.filter(username=username.strip()).first()
-    if user is None:
-        raise MembershipError("unknown_user", f"No user is called {username.strip()!r}.")
-    with transaction.atomic():
-        membership, created = Membership.objects.get_or_create(
-            user=user, organisation=organisation, defaults={"role": role}
-        )
-        if not created:
-            raise MembershipError("already_member", f"{user.get_username()} is already a member.")
-        audit_record(
-            organisation=organisation,
-            action="membership.added",
-            obj=membership,
-            user=admin_user,
-            after={"user": user.get_username(), "role": role},
-        )
-    return membership
-
-
 def membership_role_change(
     *, organisation: Organisation, admin_user: Any, membership_id: int | str, role: str
 ) -> Membership:
     """Give a member another role; the last admin cannot be demoted."""
-    _role_check(role)
+    role_checked(role)
     with transaction.atomic():
         membership = (
             Membership.objects.select_for_update()

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-import httpx
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
@@ -16,19 +15,20 @@ from django.utils import timezone
 
 from contracts.audit import audit_record
 from contracts.broker import WEBHOOK_DELIVER, backoff_delay_s, task_send_on_commit
-from contracts.leases import lease_renewed
 from contracts.models import DeliveryState, Document, Job, Organisation, Result, RowId, WebhookDelivery, WebhookEndpoint
 from contracts.refusals import Refused
 from contracts.webhooks.endpoints import webhook_signing_secrets
 from contracts.webhooks.outbound import WebhookUrlRefused, pinned_request, webhook_target
 from contracts.webhooks.signing import webhook_legacy_headers, webhook_signature_headers
+from contracts.webhooks.transport import WebhookSendFailed, webhook_post
 
 EVENT_RESULT_FINAL = "result.final"
 EVENT_RESULT_PROVISIONAL = "result.provisional"
 EVENT_JOB_FAILED = "job.failed"
 USER_AGENT = "DocGate-Webhook/1"
-TIMEOUT_S = 10.0
 MAX_ERROR_CHARS = 1000
+# Beyond the attempt's own bound, for writing down how it went before another worker may take the delivery.
+LEASE_MARGIN_S = 10.0
 
 
 class WebhookRedeliveryRefused(Refused):
@@ -155,20 +155,26 @@ def _event_record(
     return delivery
 
 
-def _delivery_claim(delivery_id: RowId) -> bool:
-    """Take a short lease on a pending delivery, so that two workers never send it at the same time."""
+def _delivery_claim(delivery_id: RowId) -> datetime | None:
+    """Take a short lease on a pending delivery, so that two workers never send it at the same time; return when
+    it ends, None when another worker holds it."""
     now = timezone.now()
     free = Q(locked_until__isnull=True) | Q(locked_until__lt=now)
     lease = now + timedelta(seconds=settings.DOCGATE_WEBHOOK_LEASE_S)
     claimed = WebhookDelivery.objects.filter(free, pk=delivery_id, state=DeliveryState.PENDING)
-    return claimed.update(locked_until=lease) == 1
+    return lease if claimed.update(locked_until=lease) == 1 else None
 
 
-def _delivery_lease_renew(delivery_id: RowId) -> bool:
-    """Extend the lease of a delivery being sent (False once it is no longer pending)."""
-    lease = timezone.now() + timedelta(seconds=settings.DOCGATE_WEBHOOK_LEASE_S)
-    pending = WebhookDelivery.objects.filter(pk=delivery_id, state=DeliveryState.PENDING)
-    return pending.update(locked_until=lease) == 1
+def _attempt_lease_s() -> float:
+    """How long a delivery stays leased for its request: the attempt's bound with room to record its outcome."""
+    return max(float(settings.DOCGATE_WEBHOOK_LEASE_S), float(settings.DOCGATE_WEBHOOK_TIMEOUT_S) + LEASE_MARGIN_S)
+
+
+def _delivery_lease_extend(delivery_id: RowId, held_until: datetime, *, seconds: float) -> bool:
+    """Extend our lease (the one ending at `held_until`) to `seconds` from now; False when the delivery is no
+    longer pending, or another worker took it once ours had run out."""
+    ours = WebhookDelivery.objects.filter(pk=delivery_id, state=DeliveryState.PENDING, locked_until=held_until)
+    return ours.update(locked_until=timezone.now() + timedelta(seconds=seconds)) == 1
 
 
 def _delivery_failed_attempt(delivery: WebhookDelivery, *, status_code: int | None, error: str, final: bool) -> str:
@@ -198,7 +204,8 @@ def webhook_deliver(*, delivery_id: RowId) -> str:
         return "missing"
     if delivery.state != DeliveryState.PENDING:
         return str(delivery.state)
-    if not _delivery_claim(delivery.pk):
+    held_until = _delivery_claim(delivery.pk)
+    if held_until is None:
         return "busy"
     delivery.refresh_from_db()
     endpoint = delivery.endpoint
@@ -208,28 +215,24 @@ def webhook_deliver(*, delivery_id: RowId) -> str:
         target = webhook_target(endpoint.url)  # again at delivery time: DNS may have changed since configuration
     except WebhookUrlRefused as exc:
         return _delivery_failed_attempt(delivery, status_code=None, error=exc.message, final=not exc.retryable)
+    # Resolving the host took its time: the lease now covers the whole bounded attempt, so no other worker sends
+    # this delivery meanwhile (and none can hold it past the bound: nothing renews it during the request).
+    if not _delivery_lease_extend(delivery.pk, held_until, seconds=_attempt_lease_s()):
+        return "busy"
     body = webhook_body(delivery.payload)
     url, host_header, extensions = pinned_request(target)
     headers = {**host_header, **webhook_headers(delivery, body, timestamp=int(time.time()))}
-    # The lease is renewed while the receiver takes its time (httpx's timeout bounds each read, not the whole
-    # request), so no other worker sends this delivery again meanwhile.
-    renewing = lease_renewed(
-        lambda: _delivery_lease_renew(delivery.pk),
-        interval_s=max(settings.DOCGATE_WEBHOOK_LEASE_S / 3, 0.2),
-        what=f"webhook delivery {delivery.pk}",
-    )
     try:
-        with renewing, httpx.Client(timeout=TIMEOUT_S, follow_redirects=False, trust_env=False) as client:
-            response = client.post(url, content=body, headers=headers, extensions=extensions)
-    except httpx.HTTPError as exc:
-        return _delivery_failed_attempt(delivery, status_code=None, error=f"{type(exc).__name__}: {exc}", final=False)
-    if not 200 <= response.status_code < 300:
-        error = f"HTTP {response.status_code}: {response.text[:300]}"
-        return _delivery_failed_attempt(delivery, status_code=response.status_code, error=error, final=False)
+        answer = webhook_post(url, body=body, headers=headers, extensions=extensions)
+    except WebhookSendFailed as exc:
+        return _delivery_failed_attempt(delivery, status_code=None, error=str(exc), final=False)
+    if not 200 <= answer.status_code < 300:
+        error = f"HTTP {answer.status_code}: {answer.excerpt[:300]}"
+        return _delivery_failed_attempt(delivery, status_code=answer.status_code, error=error, final=False)
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
         state=DeliveryState.DELIVERED,
         attempts=delivery.attempts + 1,
-        last_status_code=response.status_code,
+        last_status_code=answer.status_code,
         last_error="",
         locked_until=None,
         next_attempt_at=None,

@@ -218,3 +218,36 @@ def test_concurrent_requests_with_one_key_and_different_bodies_make_one_document
     conflict = next(a for a in answers if a.status_code == 409)
     assert conflict.json()["error"]["code"] == "idempotency_conflict"
     assert Document.objects.count() == 1 and Job.objects.count() == 1
+
+
+def _beat_runs(task_name: str) -> Any:
+    """Run the task beat schedules under `task_name`, as beat would (fails when beat does not schedule it)."""
+    from celery import current_app
+    from django.conf import settings
+
+    import contracts.tasks  # noqa: F401 (registers DocGate's tasks with the app)
+
+    scheduled = {str(entry["task"]) for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert task_name in scheduled, f"beat does not run {task_name}: {sorted(scheduled)}"
+    return current_app.tasks[task_name].apply().get()
+
+
+def test_an_idempotency_key_expires_after_a_day_and_beat_deletes_its_record(acme_api: Any, settings: Any) -> None:
+    """A key is remembered DOCGATE_IDEMPOTENCY_TTL_S (a day); then beat's cleanup forgets it, and the same key
+    with another body is a new submission, not a 409. Younger keys still replay."""
+    from contracts.models import IdempotencyRecord
+
+    assert settings.DOCGATE_IDEMPOTENCY_TTL_S == 86_400
+    acme_api.post(URL, {"kind": "ticket", "text": "路灯坏了一个月。"}, format="json", HTTP_IDEMPOTENCY_KEY="old")
+    acme_api.post(URL, {"kind": "ticket", "text": "井盖缺失。"}, format="json", HTTP_IDEMPOTENCY_KEY="young")
+    IdempotencyRecord.objects.filter(key="old").update(created_at=timezone.now() - timedelta(hours=24, minutes=1))
+    IdempotencyRecord.objects.filter(key="young").update(created_at=timezone.now() - timedelta(hours=23))
+
+    assert _beat_runs("contracts.tasks.idempotency_records_expire_task") == 1
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["young"]
+    again = acme_api.post(
+        URL, {"kind": "ticket", "text": "路灯坏了两个月。"}, format="json", HTTP_IDEMPOTENCY_KEY="old"
+    )
+    assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
+    conflict = acme_api.post(URL, {"kind": "ticket", "text": "井盖又缺。"}, format="json", HTTP_IDEMPOTENCY_KEY="young")
+    assert conflict.status_code == 409

@@ -33,7 +33,7 @@ def test_admin_sets_the_endpoint_and_sees_the_generated_secret_once(ada: APIClie
     assert created.status_code == 200, created.json()
     secret = created.json()["secret"]
     assert secret.startswith("whsec_") and len(webhook_secret_key(secret)) == 32  # Standard Webhooks form
-    assert created.json()["secret_hint"] == f"{secret[:10]}…" and created.json()["previous_secret_until"] is None
+    assert created.json()["secret_hint"] == f"whsec_…{secret[-4:]}" and created.json()["previous_secret_until"] is None
     assert WebhookEndpoint.objects.get(organisation=actors.acme).secret == secret
 
     shown = ada.get(URL).json()
@@ -136,3 +136,27 @@ def test_delivery_log_is_paginated_and_scoped_to_the_organisation(ada: APIClient
     oscar = signed_in(actors.oscar)  # Globex's admin
     assert oscar.get(f"{URL}deliveries/").json()["count"] == 0
     assert oscar.get(URL).status_code == 404
+
+
+def test_the_secret_hint_shows_the_last_four_characters_and_nothing_more_of_the_key(ada: APIClient) -> None:
+    """The hint lets an admin tell which secret is set; it carries no more than 4 characters of it (24 bits were
+    shown before: the first four after `whsec_`)."""
+    secret = ada.put(URL, {"url": PUBLIC}, format="json").json()["secret"]
+    hint = ada.get(URL).json()["secret_hint"]
+    assert hint == f"whsec_…{secret[-4:]}"
+    assert secret[6:10] not in hint.removesuffix(secret[-4:])
+
+
+def test_the_django_admin_never_shows_either_signing_secret(client: Any, ada: APIClient, actors: Any) -> None:
+    """An operator editing the endpoint in /admin/ sees neither the secret nor, during a rotation, the old one."""
+    from django.contrib.auth import get_user_model
+
+    first = ada.put(URL, {"url": PUBLIC}, format="json").json()["secret"]
+    second = ada.put(URL, {"url": PUBLIC, "rotate_secret": True}, format="json").json()["secret"]
+    endpoint = WebhookEndpoint.objects.get(organisation=actors.acme)
+    assert endpoint.previous_secret == first
+    client.force_login(get_user_model().objects.create_superuser("root", password="root-password-1"))
+    page = client.get(f"/admin/contracts/webhookendpoint/{endpoint.pk}/change/")
+    assert page.status_code == 200
+    shown = page.content.decode()
+    assert second not in shown and first not in shown and 'previous_secret"' not in shown

@@ -139,10 +139,12 @@ def tables_analyse() -> None:
 
 def scrapes_ms(count: int) -> tuple[list[float], int, int]:
     """Scrape /metrics `count` times after one warm-up; return each scrape's ms, the queries and bytes of one."""
+    from django.conf import settings
     from django.db import connection
     from django.test import Client
 
-    client = Client()
+    settings.PROMETHEUS_METRICS_TOKEN = "bench-scrape"  # /metrics is closed without a token (or a private bind)
+    client = Client(HTTP_AUTHORIZATION="Bearer bench-scrape")
     queries: list[str] = []
 
     def query_count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:

@@ -81,9 +81,13 @@ FORM_ROUTES: dict[str, tuple[Form, ...]] = {
     "org_key_create": (Form("post", portal_forms.ApiKeyForm),),
     "org_key_revoke": (Form("post"),),
     "org_webhook": (Form("post", portal_forms.WebhookForm),),
-    "org_member_add": (
-        Form("post", portal_forms.MemberAddForm, extra={"username": {"anyOf": [{"enum": ["alice", "oscar"]}, TEXT]}}),
+    "org_member_invite": (
+        Form("post", portal_forms.MemberInviteForm, extra={"invitee": {"anyOf": [{"enum": ["alice", "oscar"]}, TEXT]}}),
     ),
+    "org_invitation_withdraw": (Form("post"),),
+    "invitations": (Form("get"),),
+    "invitation_accept": (Form("post"),),
+    "invitation_decline": (Form("post"),),
     "org_member_role": (Form("post", portal_forms.MemberRoleForm),),
     "org_member_remove": (Form("post"),),
     # django.contrib.auth.urls and i18n, as the portal mounts them

@@ -24,14 +24,14 @@ PROMQL_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right
 
 
 @pytest.fixture
-def scraped(client: Any, actors: Any, settings: Any) -> str:
+def scraped(scrape: Any, actors: Any, settings: Any) -> str:
     """/metrics after a pipeline job ran in this process, with the LLM on (its breaker series) and after a
     first scrape (django-prometheus' response series): every labelled family DocGate has is present."""
     job = document_submit(organisation=actors.acme, submission=Submission(kind="ticket", source="api", text=TICKET)).job
     assert job_run(job.pk, "exposition-test").status in (JobState.DONE, JobState.NEEDS_REVIEW)
     settings.LLM_ENABLED = True
-    assert client.get("/metrics").status_code == 200
-    response = client.get("/metrics")
+    assert scrape().status_code == 200
+    response = scrape()
     assert response.status_code == 200
     return response.content.decode()
 

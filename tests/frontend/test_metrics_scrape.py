@@ -19,7 +19,7 @@ TICKET = "小区楼下的餐馆每天晚上排油烟，噪音也很大，多次�
 BEFORE, AFTER = [("contracts", "0005_webhook_standard_secrets")], [("contracts", "0006_metrics_from_indexes")]
 
 
-def scrape_queries(client: Any) -> tuple[str, list[str]]:
+def scrape_queries(scrape: Any) -> tuple[str, list[str]]:
     """Scrape /metrics; return the body and the SQL it ran (a request resets Django's own query log)."""
     queries: list[str] = []
 
@@ -28,7 +28,7 @@ def scrape_queries(client: Any) -> tuple[str, list[str]]:
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(record):
-        response = client.get("/metrics")
+        response = scrape()
     assert response.status_code == 200
     return response.content.decode(), queries
 
@@ -55,13 +55,13 @@ def results_add(job: Job, count: int, decision: str) -> None:
 
 
 @pytest.mark.django_db
-def test_a_scrape_reads_no_result_json_and_its_queries_do_not_grow_with_results(client: Any, actors: Any) -> None:
+def test_a_scrape_reads_no_result_json_and_its_queries_do_not_grow_with_results(scrape: Any, actors: Any) -> None:
     job = document_submit(organisation=actors.acme, submission=Submission(kind="ticket", source="api", text=TICKET)).job
     results_add(job, 1, "allow")
-    body, few = scrape_queries(client)
+    body, few = scrape_queries(scrape)
     assert gate_count(body, "allow") == 1
     results_add(job, 40, "block")
-    body, many = scrape_queries(client)
+    body, many = scrape_queries(scrape)
     assert gate_count(body, "allow") == 1 and gate_count(body, "block") == 40
     assert len(many) == len(few) <= 6, many
     reads_data = [sql for sql in many if '"contracts_result"."data"' in sql or '"contracts_job"."artifacts"' in sql]
@@ -70,18 +70,18 @@ def test_a_scrape_reads_no_result_json_and_its_queries_do_not_grow_with_results(
 
 @pytest.mark.django_db
 def test_gate_decisions_count_a_job_once_from_its_final_result_not_its_provisional_one(
-    client: Any, actors: Any, llm_down: None, settings: Any
+    scrape: Any, actors: Any, llm_down: None, settings: Any
 ) -> None:
     job = document_submit(organisation=actors.acme, submission=Submission(kind="ticket", source="api", text=TICKET)).job
     assert job_run(job.pk, "rules-worker").status == JobState.PROVISIONAL
     assert Result.objects.get(job=job).gate_decision == "", "a provisional result is not a decision yet"
-    body, _ = scrape_queries(client)
+    body, _ = scrape_queries(scrape)
     assert sum(gate_count(body, d) for d in ("allow", "review", "block")) == 0
     settings.DOCGATE_LLM_WAIT_MAX_S = 0.0  # the model stays down: the job ends on the rules' answer
     assert job_run(job.pk, "llm-worker", phase=JobPhase.LLM).status == JobState.NEEDS_REVIEW
     final = Result.objects.get(job=job, version=2)
     assert final.gate_decision == final.data["gate"]["decision"]
-    body, _ = scrape_queries(client)
+    body, _ = scrape_queries(scrape)
     assert gate_count(body, final.gate_decision) == 1
     assert sum(gate_count(body, d) for d in ("allow", "review", "block")) == 1
 

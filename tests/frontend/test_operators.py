@@ -1,5 +1,5 @@
-"""Operators: /healthz, /readyz (database, broker, LLM breaker, safety model; how converters are isolated) and /metrics
-with pipeline histograms."""
+"""Operators: /healthz, /readyz (database, broker, safety model; the model server and breaker beside them; how
+converters are isolated) and /metrics with pipeline histograms."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from contracts.intake.isolation import ISOLATION_LACKS, Isolation, landlock_lack
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import JobState
 from contracts.pipeline import job_run
+from tests.inference.fake_server import Scripted, scripted_server
 
 pytestmark = pytest.mark.django_db
 
@@ -43,22 +44,83 @@ def test_readyz_is_ready_with_database_broker_and_llm_disabled(client: Any, file
     assert checks["safety_model"]["ok"] and checks["safety_model"]["detail"].startswith("safety-")
 
 
-def test_readyz_is_unavailable_while_the_llm_breaker_is_open(client: Any, settings: Any, file_broker: None) -> None:
-    from contracts.llm import llm_client
+@pytest.fixture
+def llm_on(settings: Any) -> Any:
+    """The model switched on; each test says where its server is (or that nothing listens there)."""
+    from contracts.operations.health import llm_probe_forget
 
     settings.LLM_ENABLED = True
-    settings.LLM_BREAKER_FAILURES = 2
-    settings.LLM_BREAKER_COOLDOWN_S = 300.0
-    breaker = llm_client().breaker
-    for _ in range(settings.LLM_BREAKER_FAILURES):
-        breaker.record_failure()
+    llm_probe_forget()
+    yield settings
+    llm_probe_forget()
+
+
+def _llm_check(client: Any) -> dict[str, Any]:
     response = client.get("/readyz")
-    assert response.status_code == 503
-    assert response.json()["checks"]["llm"] == {"ok": False, "status": "open"}
-    metrics = client.get("/metrics").content.decode()
-    assert "docgate_llm_breaker_open 1.0" in metrics
-    breaker.record_success()
-    assert client.get("/readyz").status_code == 200
+    assert response.status_code == 200, response.json()  # the model never makes the web unready (see health.py)
+    assert response.json()["status"] == "ready"
+    llm: dict[str, Any] = response.json()["checks"]["llm"]
+    return llm
+
+
+def test_readyz_reports_a_dead_model_server_as_down(client: Any, llm_on: Any, file_broker: None) -> None:
+    """Nothing listens where the model should be: `down`, although this process's breaker never saw a failure
+    (the web calls no model; its breaker said `closed` while the server was dead)."""
+    from tests.load.run_load import free_port
+
+    llm_on.LLM_BASE_URL = f"http://127.0.0.1:{free_port()}/v1"
+    llm = _llm_check(client)
+    assert llm["status"] == "down" and llm["ok"] is False and llm["required"] is False
+    assert llm["breaker"] == "closed" and "ConnectError" in llm["detail"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "detail"),
+    [
+        (Scripted(503, {"error": {"code": 503, "message": "Loading model"}}), "loading", "HTTP 503"),
+        (Scripted(200, {"object": "list", "data": [{"id": "gemma-3-270m"}]}), "up", "gemma-3-270m"),
+        (Scripted(200, {"object": "list", "data": [{"id": "other-model"}]}), "down", "not gemma-3-270m"),
+        (Scripted(500, {"error": "boom"}), "down", "HTTP 500"),
+    ],
+    ids=["loading", "up", "wrong-model", "server-error"],
+)
+def test_readyz_asks_the_model_server_whether_it_is_up(
+    client: Any, llm_on: Any, file_broker: None, answer: Scripted, status: str, detail: str
+) -> None:
+    llm_on.LLM_MODEL = "gemma-3-270m"
+    with scripted_server(answer) as server:
+        llm_on.LLM_BASE_URL = server.base_url
+        llm = _llm_check(client)
+    assert [r.path for r in server.requests] == ["/v1/models"]
+    assert llm["status"] == status and llm["ok"] is (status == "up") and detail in llm["detail"]
+
+
+def test_the_model_servers_answer_is_kept_a_few_seconds(client: Any, llm_on: Any, file_broker: None) -> None:
+    """Probes from a load balancer every second cost the model server one GET per few seconds, not one each."""
+    up = Scripted(200, {"data": [{"id": llm_on.LLM_MODEL}]})
+    with scripted_server(up, up) as server:
+        llm_on.LLM_BASE_URL = server.base_url
+        assert [_llm_check(client)["status"] for _ in range(3)] == ["up"] * 3
+    assert len(server.requests) == 1
+
+
+def test_an_open_breaker_is_shown_beside_the_servers_state(
+    client: Any, llm_on: Any, file_broker: None, scrape: Any
+) -> None:
+    from contracts.llm import llm_client
+
+    llm_on.LLM_BREAKER_FAILURES = 2
+    llm_on.LLM_BREAKER_COOLDOWN_S = 300.0
+    with scripted_server(Scripted(200, {"data": [{"id": llm_on.LLM_MODEL}]})) as server:
+        llm_on.LLM_BASE_URL = server.base_url
+        breaker = llm_client().breaker
+        for _ in range(llm_on.LLM_BREAKER_FAILURES):
+            breaker.record_failure()
+        llm = _llm_check(client)
+        assert llm["status"] == "up" and llm["breaker"] == "open"
+        metrics = scrape().content.decode()
+        assert "docgate_llm_breaker_open 1.0" in metrics
+        breaker.record_success()
 
 
 def test_readyz_is_unavailable_when_the_database_is_unreachable(client: Any, file_broker: None) -> None:
@@ -113,11 +175,11 @@ def test_readyz_names_what_a_weaker_isolation_lacks(
         assert any(lack.startswith("file isolation") for lack in lacks)
 
 
-def test_metrics_expose_stage_histograms_after_a_job_has_run(client: Any, actors: Any) -> None:
+def test_metrics_expose_stage_histograms_after_a_job_has_run(scrape: Any, actors: Any) -> None:
     text = "我是A市居民，小区楼下餐馆油烟太大，多次反映至今未解决。"
     job = document_submit(organisation=actors.acme, submission=Submission(kind="ticket", source="api", text=text)).job
     assert job_run(job.pk, "metrics-test").status in (JobState.DONE, JobState.NEEDS_REVIEW)
-    response = client.get("/metrics")
+    response = scrape()
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain")
     body = response.content.decode()
@@ -134,3 +196,24 @@ def test_metrics_require_the_token_when_one_is_configured(client: Any, settings:
     settings.PROMETHEUS_METRICS_TOKEN = "s3cret-token"
     assert client.get("/metrics").status_code == 401
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-token").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("bind", "status"),
+    [
+        *[("", 403), ("0.0.0.0:8000", 403), ("93.184.216.34:8000", 403)],
+        *[("127.0.0.1:8000", 200), ("localhost:8000", 200), ("[::1]:8000", 200), ("10.0.4.2:8000", 200)],
+    ],
+    ids=["unset", "all-interfaces", "public", "loopback", "localhost", "loopback-v6", "private"],
+)
+def test_metrics_are_closed_without_a_token_unless_the_web_binds_a_private_address(
+    client: Any, settings: Any, bind: str, status: int
+) -> None:
+    """Closed by default (compose serves 0.0.0.0 behind its proxy); `make run`'s loopback bind, which runstack
+    passes on as DOCGATE_BIND, leaves it open to this machine."""
+    settings.PROMETHEUS_METRICS_TOKEN = ""
+    settings.DOCGATE_BIND = bind
+    response = client.get("/metrics")
+    assert response.status_code == status
+    if status == 403:
+        assert "PROMETHEUS_METRICS_TOKEN" in response.content.decode()

@@ -78,7 +78,12 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}")
+            self._answer(json.loads(self.rfile.read(length) or b"{}"))
+
+        def do_GET(self) -> None:
+            self._answer({})
+
+        def _answer(self, body: dict[str, Any]) -> None:
             scripted = server.answer(Recorded(self.path, body))
             time.sleep(scripted.delay_s)
             server.done()

@@ -119,4 +119,4 @@ def test_the_model_questions_have_their_own_queue_and_worker(compose: dict[str, 
     settings.LLM_ENABLED = False  # no local model server in the command list
     commands = Command()._commands("127.0.0.1:0", 1)
     queues = {name: cmd[cmd.index("--queues") + 1] for name, cmd in commands.items() if "--queues" in cmd}
-    assert queues == {"worker": "celery", "worker-llm": "llm"}
+    assert queues == {"worker": "celery", "worker-llm": "llm", "worker-webhooks": "webhooks"}

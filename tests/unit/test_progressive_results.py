@@ -75,11 +75,11 @@ def test_a_job_waits_for_a_model_that_is_down_then_goes_to_review_when_the_wait_
     assert ReviewTask.objects.filter(job=job).count() == 1
 
 
-def test_waiting_jobs_are_counted_in_metrics(actors: Any, llm_down: None, client: Any) -> None:
+def test_waiting_jobs_are_counted_in_metrics(actors: Any, llm_down: None, scrape: Any) -> None:
     job = submit(actors)
     job_run(job.pk, "rules-worker")
     job_run(job.pk, "llm-worker", phase=JobPhase.LLM)
-    metrics = client.get("/metrics").content.decode()
+    metrics = scrape().content.decode()
     assert "docgate_jobs_waiting_for_llm 1.0" in metrics
     assert 'docgate_jobs{state="provisional"} 1.0' in metrics
 

@@ -374,8 +374,9 @@ def test_a_document_that_cannot_be_read_in_the_worker_sends_a_job_failed_event(
 def test_a_slow_receiver_keeps_its_delivery_leased_so_no_second_worker_sends_it(
     actors: Any, acme_endpoint: tuple[WebhookEndpoint, str], receiver: Receiver, settings: Any
 ) -> None:
-    """The receiver takes 2.5 s, longer than the 1 s lease: the lease is renewed while the request is in flight,
-    so another worker finds the delivery busy instead of sending it a second time."""
+    """The receiver takes 2.5 s, longer than the 1 s lease: for its request the delivery is leased for the
+    attempt's bound (DOCGATE_WEBHOOK_TIMEOUT_S and a margin), so another worker finds it busy instead of sending it
+    a second time."""
     from django.db import connection
 
     settings.DOCGATE_WEBHOOK_LEASE_S = 1.0

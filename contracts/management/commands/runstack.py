@@ -1,4 +1,5 @@
-"""Run the web server, one Celery worker and beat together (the embedded `make run` setup)."""
+"""Run the web server, the Celery workers (rules, model questions, webhook deliveries) and beat together (the
+embedded `make run` setup)."""
 
 from __future__ import annotations
 
@@ -14,19 +15,20 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from contracts.operations.processes import DEFAULT_QUEUE, LLM_QUEUE, beat_command, worker_command
+from contracts.operations.processes import DEFAULT_QUEUE, LLM_QUEUE, WEBHOOK_QUEUE, beat_command, worker_command
 from inference.local_server import model_path_ensure, server_command
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
-# The local LLM server is restarted when it dies (with growing delays): jobs meanwhile degrade to rules-only and
-# go to review, so nothing stops. Any other process exiting stops the stack.
+# The local LLM server is restarted when it dies (with growing delays): jobs meanwhile keep their provisional
+# results and wait for it (DOCGATE_LLM_WAIT_MAX_S, then review), so nothing stops. Any other process exiting stops
+# the stack.
 RESTARTABLE = frozenset({"llm"})
 
 
 class Command(BaseCommand):
     help = (
-        "Start gunicorn, a Celery worker, Celery beat and the local LLM server; restart the LLM server when it "
-        "dies, stop everything when another one exits or on Ctrl-C."
+        "Start gunicorn, the Celery workers, Celery beat and the local LLM server; restart the LLM server when "
+        "it dies, stop everything when another one exits or on Ctrl-C."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -35,7 +37,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, bind: str, web_workers: int, **options: Any) -> None:
         commands = self._commands(bind, web_workers)
-        processes = {name: subprocess.Popen(cmd, env=os.environ.copy()) for name, cmd in commands.items()}
+        # Every process learns where the web listens: a loopback bind leaves /metrics open to this machine.
+        env = {**os.environ, "DOCGATE_BIND": bind}
+        processes = {name: subprocess.Popen(cmd, env=env) for name, cmd in commands.items()}
         host = bind.split(":")[0]
         port = bind.rsplit(":", 1)[-1]
         self.stdout.write(
@@ -48,7 +52,7 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, self._stop)
         signal.signal(signal.SIGTERM, self._stop)
         try:
-            self._supervise(processes, commands)
+            self._supervise(processes, commands, env)
         finally:
             _processes_stop(processes)
         exited = [
@@ -74,12 +78,16 @@ class Command(BaseCommand):
             "worker": worker_command(concurrency=1, hostname="docgate-worker@%h", queues=(DEFAULT_QUEUE,)),
             # The model's questions have their own worker: no document's rules wait behind another's model calls.
             "worker-llm": worker_command(concurrency=1, hostname="docgate-llm@%h", queues=(LLM_QUEUE,)),
+            # Webhook deliveries too: a receiver that takes its time (up to DOCGATE_WEBHOOK_TIMEOUT_S) holds no job.
+            "worker-webhooks": worker_command(concurrency=1, hostname="docgate-webhooks@%h", queues=(WEBHOOK_QUEUE,)),
             "beat": beat_command(str(settings.CELERY_BEAT_SCHEDULE_FILENAME)),
         }
         llm = self._local_llm_command()
         return {"llm": llm, **commands} if llm is not None else commands
 
-    def _supervise(self, processes: dict[str, subprocess.Popen[bytes]], commands: dict[str, list[str]]) -> None:
+    def _supervise(
+        self, processes: dict[str, subprocess.Popen[bytes]], commands: dict[str, list[str]], env: dict[str, str]
+    ) -> None:
         """Until stopped: restart a restartable process that died (with growing delays); return when another died."""
         crashes: dict[str, int] = {}
         restart_at: dict[str, float] = {}
@@ -95,12 +103,12 @@ class Command(BaseCommand):
                     restart_at[name] = time.monotonic() + delay
                     self.stderr.write(
                         f"{name} exited with code {processes[name].returncode}; restarting it in {delay:.0f} s "
-                        "(jobs meanwhile get rules-only results and go to review)"
+                        f"({_waiting_jobs_said()})"
                     )
                 elif time.monotonic() >= restart_at[name]:
                     del restart_at[name]
-                    processes[name] = subprocess.Popen(commands[name], env=os.environ.copy())
-                    self.stderr.write(f"{name} restarted")
+                    processes[name] = subprocess.Popen(commands[name], env=env)
+                    self.stderr.write(f"{name} restarted; the jobs waiting for it resume once it has loaded the model")
 
     def _local_llm_command(self) -> list[str] | None:
         """The llama.cpp server command when LLM_BASE_URL points at this machine (the embedded default)."""
@@ -118,6 +126,15 @@ class Command(BaseCommand):
             alias=settings.LLM_MODEL,
             niceness=settings.DOCGATE_LOCAL_LLM_NICE,
         )
+
+
+def _waiting_jobs_said() -> str:
+    """What becomes of jobs while the model server is down, as the settings have it."""
+    wait_s = float(settings.DOCGATE_LLM_WAIT_MAX_S)
+    return (
+        "jobs meanwhile keep their provisional results and wait for the model, up to "
+        f"DOCGATE_LLM_WAIT_MAX_S = {wait_s:.0f} s, then go to review"
+    )
 
 
 def _processes_stop(processes: dict[str, subprocess.Popen[bytes]]) -> None:
