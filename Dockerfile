@@ -14,7 +14,8 @@ RUN apt-get update \
        libreoffice-writer-nogui bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 COPY . .
-RUN useradd --create-home docgate && mkdir -p /data && chown docgate /data
+# uid 1000 is named in deploy/k8s (runAsUser), which must know it to run the pods as non-root.
+RUN useradd --create-home --uid 1000 docgate && mkdir -p /data && chown docgate /data
 USER docgate
 EXPOSE 8000
 CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]

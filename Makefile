@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 # so build for the x86-64-v3 baseline (AVX2/FMA/F16C) instead; the flags are ignored on other architectures.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: run test test-vllm lint bench install install-test clean browser-deps converters promtool
+.PHONY: run test test-vllm lint bench install install-test clean browser-deps converters promtool kubectl
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -65,7 +65,17 @@ promtool:
 	  else echo "promtool: missing and not root; the exposition and config checks will skip (apt-get install prometheus)" >&2; fi; \
 	fi
 
-test: install-test browser-deps converters promtool
+# kubectl (Debian `kubernetes-client`) renders deploy/k8s with its built-in kustomize for the manifest test;
+# installed here when missing and we are root. Without it that test skips (fails with CI=true).
+kubectl:
+	@if ! command -v kubectl >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	      kubernetes-client >/dev/null) || echo "kubectl: apt-get failed; the Kubernetes manifest test will skip" >&2; \
+	  else echo "kubectl: missing and not root; the Kubernetes manifest test will skip (apt-get install kubernetes-client)" >&2; fi; \
+	fi
+
+test: install-test browser-deps converters promtool kubectl
 	@eval "$$(bash tests/services.sh)" && \
 	  DOCGATE_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
 

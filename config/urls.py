@@ -21,6 +21,8 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("healthz", healthz, name="healthz"),
+    # The liveness probe's usual name (deploy/k8s); the same answer as /healthz.
+    path("livez", healthz, name="livez"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),
     path("", include("frontend.urls")),

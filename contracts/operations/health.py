@@ -164,7 +164,7 @@ def converters() -> dict[str, Any]:
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    """The process is up and serving requests."""
+    """The process is up and serving requests (/healthz, and /livez for Kubernetes' liveness probe)."""
     return JsonResponse({"status": "ok"})
 
 

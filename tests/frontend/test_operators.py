@@ -35,6 +35,17 @@ def test_healthz_answers_while_the_process_is_up(client: Any) -> None:
     assert response.json() == {"status": "ok"}
 
 
+def test_livez_answers_as_healthz_does_without_touching_the_database(client: Any) -> None:
+    """Kubernetes' liveness probe (deploy/k8s): a process whose database is down is alive, only unready."""
+    broken = mock.Mock()
+    broken.ensure_connection.side_effect = OperationalError("connection refused")
+    with mock.patch("contracts.operations.health.connection", broken):
+        response = client.get("/livez")
+    assert response.status_code == 200
+    assert response.json() == client.get("/healthz").json() == {"status": "ok"}
+    assert response["Cache-Control"] == "max-age=0, no-cache, no-store, must-revalidate, private"
+
+
 def test_readyz_is_ready_with_database_broker_and_llm_disabled(client: Any, file_broker: None) -> None:
     response = client.get("/readyz")
     assert response.status_code == 200, response.json()
