@@ -32,7 +32,7 @@ SECURE_HSTS_SECONDS = 31_536_000 if DOCGATE_BEHIND_TLS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = DOCGATE_BEHIND_TLS
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if DOCGATE_BEHIND_TLS else None
 # The probes and the scrape come from inside (the orchestrator, Prometheus) over plain HTTP to the web service.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$", r"^readyz$", r"^metrics$"]
 # HSTS preloading is a commitment of the domain's owner (hstspreload.org, slow to undo), not DocGate's to make.
 SILENCED_SYSTEM_CHECKS = ["security.W021"]
 
