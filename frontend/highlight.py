@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -10,13 +10,11 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from contracts.findings import StoredFinding, finding_list, finding_spans
 from rules.pii import mask_pii
 
 MASK = "＊"
 PROVENANCES = ("rule", "llm", "both")
-
-# A finding as stored and read back (JSON: a reviewer's correction may have set any key to any value).
-StoredFinding = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -33,44 +31,6 @@ def finding_provenance(finding: StoredFinding) -> str:
     """rule, llm or both (older results carry only `source`)."""
     value = str(finding.get("provenance") or finding.get("source") or "rule")
     return value if value in PROVENANCES else "rule"
-
-
-def _span(value: Any, length: int) -> tuple[int, int] | None:
-    if not (isinstance(value, list | tuple) and len(value) == 2):
-        return None
-    start, end = value
-    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
-        return None
-    start, end = max(0, start), min(length, end)
-    return (start, end) if start < end else None
-
-
-def _listed(finding: StoredFinding, key: str) -> list[Any]:
-    """A list-valued key of a stored finding, or an empty list where it holds anything else (an old correction)."""
-    value = finding.get(key)
-    return value if isinstance(value, list) else []
-
-
-def finding_spans(finding: StoredFinding, length: int) -> list[tuple[int, int]]:
-    """Every span a finding points at: `span`, risk `spans`, a clause's other occurrences, an entity group's
-    mentions, and spans inside its evidence list.
-
-    A clause found by the rules marks the words that matched (`match_span`), not its whole article: contracts would
-    otherwise be one long highlight. The article span stays in the findings table.
-    """
-    clause = finding.get("kind") == "clause"
-    primary = finding.get("match_span") if clause else None
-    candidates: list[Any] = [primary if _span(primary, length) else finding.get("span")]
-    candidates.extend(_listed(finding, "spans"))
-    for item in [*_listed(finding, "occurrences"), *_listed(finding, "mentions")]:
-        if isinstance(item, dict):
-            words = item.get("match_span") if clause else None
-            candidates.append(words if _span(words, length) else item.get("span"))
-    evidence = finding.get("evidence")
-    if isinstance(evidence, list):
-        candidates.extend(item.get("span") for item in evidence if isinstance(item, dict))
-    spans = [span for span in (_span(c, length) for c in candidates) if span is not None]
-    return sorted(set(spans))
 
 
 def finding_marks(findings: Iterable[StoredFinding], length: int) -> list[Mark]:
@@ -127,11 +87,11 @@ def finding_display(finding: StoredFinding, *, show_pii: bool) -> dict[str, Any]
                 shown[key] = MASK * len(value)
         shown["mentions"] = [
             {**m, "text": MASK * len(str(m.get("text") or ""))} if isinstance(m, dict) else m
-            for m in _listed(finding, "mentions")
+            for m in finding_list(finding, "mentions")
         ]
     shown["provenance_style"] = finding_provenance(finding)
-    mentions = _listed(finding, "mentions")  # an entity group's mentions include its first one
-    shown["places"] = len(mentions) if mentions else 1 + len(_listed(finding, "occurrences"))
+    mentions = finding_list(finding, "mentions")  # an entity group's mentions include its first one
+    shown["places"] = len(mentions) if mentions else 1 + len(finding_list(finding, "occurrences"))
     evidence = finding.get("evidence")
     if isinstance(evidence, list):
         shown["evidence_text"] = "、".join(str(item.get("term", "")) for item in evidence if isinstance(item, dict))
