@@ -13,6 +13,7 @@ from django.shortcuts import render
 from contracts.api.auth import request_organisation
 from contracts.models import Membership, Organisation, Role
 from contracts.review.workflow import REVIEWER_ROLES, reviewer_role
+from contracts.tenancy.personal_data import role_sees_personal_data
 
 View = Callable[..., HttpResponse]
 
@@ -34,8 +35,9 @@ def portal_role(request: HttpRequest) -> str | None:
 
 
 def may_see_pii(request: HttpRequest) -> bool:
-    """Reviewers and admins see personal data in full; submitters see it masked."""
-    return portal_role(request) in REVIEWER_ROLES
+    """Whether the user sees personal data in full by their role (reviewers and admins do, submitters see it
+    masked): the API's policy (`contracts.tenancy.personal_data`)."""
+    return role_sees_personal_data(portal_role(request))
 
 
 def _requires(roles: tuple[str, ...] | None) -> Callable[[View], View]:

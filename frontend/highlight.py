@@ -11,9 +11,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from contracts.findings import StoredFinding, finding_list, finding_spans
-from rules.pii import mask_pii
+from contracts.tenancy.personal_data import finding_masked, text_masked
 
-MASK = "＊"
 PROVENANCES = ("rule", "llm", "both")
 
 
@@ -44,13 +43,8 @@ def finding_marks(findings: Iterable[StoredFinding], length: int) -> list[Mark]:
 
 
 def pii_masked(text: str, findings: Iterable[StoredFinding]) -> str:
-    """The text with personal data hidden, same length so spans stay valid: the PII rules plus PII findings."""
-    chars = list(mask_pii(text))
-    for finding in findings:
-        if finding.get("kind") == "entity" and finding.get("is_pii"):
-            for start, end in finding_spans(finding, len(chars)):
-                chars[start:end] = MASK * (end - start)
-    return "".join(chars)
+    """The text with personal data masked for a viewer who may not see it (`contracts.tenancy.personal_data`)."""
+    return text_masked(text, findings)
 
 
 def _style(provenances: set[str]) -> str:
@@ -79,20 +73,12 @@ def highlight_html(text: str, findings: Iterable[StoredFinding]) -> SafeString:
 
 
 def finding_display(finding: StoredFinding, *, show_pii: bool) -> dict[str, Any]:
-    """A finding for tables: PII entity values masked unless the viewer may see them, spans as text."""
-    shown: dict[str, Any] = dict(finding)
-    if finding.get("kind") == "entity" and finding.get("is_pii") and not show_pii:
-        for key in ("text", "value", "evidence"):
-            if isinstance(value := shown.get(key), str):
-                shown[key] = MASK * len(value)
-        shown["mentions"] = [
-            {**m, "text": MASK * len(str(m.get("text") or ""))} if isinstance(m, dict) else m
-            for m in finding_list(finding, "mentions")
-        ]
+    """A finding for tables, masked (`contracts.tenancy.personal_data`) unless the viewer may see personal data."""
+    shown: dict[str, Any] = dict(finding) if show_pii else finding_masked(finding)
     shown["provenance_style"] = finding_provenance(finding)
     mentions = finding_list(finding, "mentions")  # an entity group's mentions include its first one
     shown["places"] = len(mentions) if mentions else 1 + len(finding_list(finding, "occurrences"))
-    evidence = finding.get("evidence")
+    evidence = shown.get("evidence")
     if isinstance(evidence, list):
         shown["evidence_text"] = "、".join(str(item.get("term", "")) for item in evidence if isinstance(item, dict))
     elif evidence is not None:

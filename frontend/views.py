@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from contracts.intake.submission import IntakeError, Submission, document_submit
 from contracts.models import Document, DocumentKind, DocumentSource, Job, JobState, Membership, Result
 from contracts.rerun import RERUNNABLE_REASON, RerunRefused, job_llm_rerun
+from contracts.tenancy.personal_data import result_data_masked
 from contracts.throttling import SUBMIT, budget_spend, caller_budget_key
 from frontend.access import admin_required, may_see_pii, member_required, org_of
 from frontend.forms import JobFilterForm, OrganisationSwitchForm, TicketForm
@@ -161,15 +162,16 @@ def jobs(request: HttpRequest) -> HttpResponse:
 
 def result_context(request: HttpRequest, document: Document, result: Result | None) -> dict[str, Any]:
     show_pii = may_see_pii(request)
-    data = result.data if result is not None else {}
-    findings = [f for f in data.get("findings", []) if isinstance(f, dict)]  # as stored
-    text = document.text if show_pii else pii_masked(document.text, findings)
+    stored = result.data if result is not None else {}
+    data = stored if show_pii else result_data_masked(stored)  # what the API answers this user
+    findings = [f for f in data.get("findings", []) if isinstance(f, dict)]
+    text = document.text if show_pii else pii_masked(document.text, stored.get("findings") or [])
     return {
         "show_pii": show_pii,
         "text_html": highlight_html(text, findings),
         "findings": [finding_display(f, show_pii=show_pii) for f in findings],
         "rejected": [
-            finding_display(f, show_pii=show_pii) for f in data.get("rejected_findings", []) if isinstance(f, dict)
+            finding_display(f, show_pii=show_pii) for f in data.get("rejected_findings") or [] if isinstance(f, dict)
         ],
         "data": data,
     }
