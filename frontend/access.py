@@ -74,6 +74,7 @@ def portal(request: HttpRequest) -> dict[str, Any]:
         "current_organisation": organisation,
         "current_role": role,
         "is_reviewer": role in REVIEWER_ROLES,
+        "show_pii": role_sees_personal_data(role),
         "is_org_admin": role == Role.ADMIN,
         "memberships": memberships,
     }

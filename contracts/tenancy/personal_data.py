@@ -8,11 +8,15 @@ point at the right places.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from django.db.models import Func, JSONField, OuterRef, QuerySet, Subquery
+from django.db.models.fields.json import KeyTransform
+
 from contracts.findings import StoredFinding, finding_list, finding_spans
-from contracts.models import ApiKey, Document, Organisation
+from contracts.models import ApiKey, Document, Organisation, Result
 from contracts.review.workflow import REVIEWER_ROLES, reviewer_role
 from rules.pii import mask_pii
 
@@ -36,6 +40,11 @@ QUOTE_KEYS = (
 HIDDEN_KEYS = ("text", "value", "evidence", "llm_evidence")
 # Shorter strings of a personal-data finding are not looked for elsewhere: one character would mask half the text.
 MIN_KNOWN_LENGTH = 2
+# A search over masked text reads at most this many documents whose text matches (newest first); see README.
+MASKED_SEARCH_LIMIT = 1000
+# A preview of a text is masked from a window this many times its length: the PII rules see each number, e-mail
+# or cued name that starts inside the preview whole, and the context before it.
+PREVIEW_WINDOW_FACTOR = 5
 
 
 def role_sees_personal_data(role: str | None) -> bool:
@@ -163,7 +172,56 @@ def result_data_masked(data: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
+def preview_masked(text: str, findings: Iterable[Any], length: int) -> str:
+    """The first `length` characters of a document's text masked as `text_masked` masks the whole (a list row
+    shows them), masked from a window of the text only."""
+    return text_masked(text[: length * PREVIEW_WINDOW_FACTOR], findings)[:length]
+
+
+class _PersonalFindings(Func):
+    """A result's findings that may be personal data. PostgreSQL picks the entities not marked `is_pii: false` out
+    of `data` itself, which spares reading the articles a contract's clause findings quote (a tenth of the cost in
+    tests/benchmarks/bench_masked_search.py); elsewhere every finding comes back. `finding_is_personal` decides."""
+
+    output_field = JSONField()
+    template = "%(expressions)s"  # the findings as they are
+    # Entities whose is_pii is true or anything but false/null: a correction may have stored "yes" or 1. A constant
+    # of ours, written into the SQL as a literal.
+    PATH = '$[*] ? (@.kind == "entity" && (@.is_pii == true || (@.is_pii == false) is unknown))'
+
+    def __init__(self) -> None:
+        super().__init__(KeyTransform("findings", "data"))
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra_context: Any) -> tuple[str, Any]:
+        template = f"jsonb_path_query_array(%(expressions)s, '{self.PATH}'::jsonpath)"
+        return self.as_sql(compiler, connection, template=template, **extra_context)
+
+
+def latest_personal_findings(document: str = "pk") -> Subquery:
+    """An annotation: the findings that may be personal data of the latest result of the document at `document`
+    (an OuterRef path); what `text_masked` needs of a result."""
+    latest = Result.objects.filter(document=OuterRef(document)).order_by("-version")
+    return Subquery(latest.annotate(personal=_PersonalFindings()).values("personal")[:1], output_field=JSONField())
+
+
 def document_text_masked(document: Document) -> str:
     """The document's text masked by its latest result's findings (the PII rules alone before its first result)."""
     result = document.latest_result()
     return text_masked(document.text, finding_list(result.data or {}, "findings") if result is not None else [])
+
+
+def documents_matching_masked(documents: QuerySet[Document], query: str) -> list[uuid.UUID]:
+    """The ids of the documents whose masked text holds the query, ignoring case: the database finds those whose
+    text holds it, the newest `MASKED_SEARCH_LIMIT` of them are masked and looked at again."""
+    candidates = (
+        documents.filter(text__icontains=query)
+        .order_by("-created_at")
+        .annotate(masking_findings=latest_personal_findings())
+        .values_list("pk", "text", "masking_findings")[:MASKED_SEARCH_LIMIT]
+    )
+    wanted = query.casefold()
+    return [
+        pk
+        for pk, text, findings in candidates
+        if wanted in text_masked(text, findings if isinstance(findings, list) else []).casefold()
+    ]

@@ -116,3 +116,12 @@ def test_a_name_only_the_model_found_is_masked_everywhere_a_submitter_reads_it(c
     page = client.get(f"/documents/{document.pk}/").content.decode()
     assert NAME not in page and PHONE not in page
     assert NAME in shown(session(actors.rita), document)
+
+
+def test_a_submitters_search_cannot_find_a_name_only_the_model_found(client: Any, actors: Any) -> None:
+    document = ran(actors, NAMED_TICKET)
+    with_model_findings(document)
+    client.force_login(actors.alice)
+    assert str(document.pk) not in client.get("/jobs/", {"q": NAME}).content.decode()
+    client.force_login(actors.rita)
+    assert str(document.pk) in client.get("/jobs/", {"q": NAME}).content.decode()

@@ -11,6 +11,7 @@ from contracts.tenancy.personal_data import (
     MASK,
     caller_sees_personal_data,
     finding_masked,
+    preview_masked,
     result_data_masked,
     text_masked,
 )
@@ -72,6 +73,10 @@ def test_a_correction_keeps_the_previous_values_of_personal_data_hidden() -> Non
 def test_a_personal_entitys_evidence_is_hidden_in_any_shape(evidence: Any) -> None:
     masked = finding_masked({**PERSON, "evidence": evidence})
     assert "张伟" not in str(masked["evidence"])
+
+
+def test_a_preview_is_masked_like_the_whole_text() -> None:
+    assert preview_masked(TEXT, [PERSON], 12) == text_masked(TEXT, [PERSON])[:12]
 
 
 @pytest.mark.django_db
