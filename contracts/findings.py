@@ -6,6 +6,7 @@ and the API read these keys. Spans point into the original text the user sent.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, Required, get_args
 
 from pydantic import ConfigDict, Field, TypeAdapter, with_config
@@ -123,6 +124,47 @@ Finding = Annotated[
 
 # Validates a finding as stored (a reviewer's correction must leave it one of its kind).
 FINDING: TypeAdapter[Finding] = TypeAdapter(Finding)
+
+# A finding as stored and read back (JSON: a reviewer's correction may have set any key to any value).
+StoredFinding = Mapping[str, Any]
+
+
+def _span(value: Any, length: int) -> tuple[int, int] | None:
+    if not (isinstance(value, list | tuple) and len(value) == 2):
+        return None
+    start, end = value
+    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
+        return None
+    start, end = max(0, start), min(length, end)
+    return (start, end) if start < end else None
+
+
+def finding_list(finding: StoredFinding, key: str) -> list[Any]:
+    """A list-valued key of a stored finding, or an empty list where it holds anything else (an old correction)."""
+    value = finding.get(key)
+    return value if isinstance(value, list) else []
+
+
+def finding_spans(finding: StoredFinding, length: int) -> list[tuple[int, int]]:
+    """Every span a finding points at: `span`, risk `spans`, a clause's other occurrences, an entity group's
+    mentions, and spans inside its evidence list.
+
+    A clause found by the rules marks the words that matched (`match_span`), not its whole article: contracts would
+    otherwise be one long highlight. The article span stays in the findings table.
+    """
+    clause = finding.get("kind") == "clause"
+    primary = finding.get("match_span") if clause else None
+    candidates: list[Any] = [primary if _span(primary, length) else finding.get("span")]
+    candidates.extend(finding_list(finding, "spans"))
+    for item in [*finding_list(finding, "occurrences"), *finding_list(finding, "mentions")]:
+        if isinstance(item, dict):
+            words = item.get("match_span") if clause else None
+            candidates.append(words if _span(words, length) else item.get("span"))
+    evidence = finding.get("evidence")
+    if isinstance(evidence, list):
+        candidates.extend(item.get("span") for item in evidence if isinstance(item, dict))
+    spans = [span for span in (_span(c, length) for c in candidates) if span is not None]
+    return sorted(set(spans))
 
 
 def span_original(normalized: NormalizedText, start: int, end: int) -> list[int]:

@@ -14,6 +14,7 @@ from contracts.api.auth import request_organisation
 from contracts.models import Membership, Organisation, Role
 from contracts.review.workflow import REVIEWER_ROLES, reviewer_role
 from contracts.tenancy.invitations import invitations_for
+from contracts.tenancy.personal_data import role_sees_personal_data
 
 View = Callable[..., HttpResponse]
 
@@ -35,8 +36,9 @@ def portal_role(request: HttpRequest) -> str | None:
 
 
 def may_see_pii(request: HttpRequest) -> bool:
-    """Reviewers and admins see personal data in full; submitters see it masked."""
-    return portal_role(request) in REVIEWER_ROLES
+    """Whether the user sees personal data in full by their role (reviewers and admins do, submitters see it
+    masked): the API's policy (`contracts.tenancy.personal_data`)."""
+    return role_sees_personal_data(portal_role(request))
 
 
 def _requires(roles: tuple[str, ...] | None) -> Callable[[View], View]:
@@ -73,6 +75,7 @@ def portal(request: HttpRequest) -> dict[str, Any]:
         "current_organisation": organisation,
         "current_role": role,
         "is_reviewer": role in REVIEWER_ROLES,
+        "show_pii": role_sees_personal_data(role),
         "is_org_admin": role == Role.ADMIN,
         "memberships": memberships,
         "invitation_count": invitations_for(user=request.user).count(),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -10,13 +10,10 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from rules.pii import mask_pii
+from contracts.findings import StoredFinding, finding_list, finding_spans
+from contracts.tenancy.personal_data import finding_masked, text_masked
 
-MASK = "＊"
 PROVENANCES = ("rule", "llm", "both")
-
-# A finding as stored and read back (JSON: a reviewer's correction may have set any key to any value).
-StoredFinding = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -35,44 +32,6 @@ def finding_provenance(finding: StoredFinding) -> str:
     return value if value in PROVENANCES else "rule"
 
 
-def _span(value: Any, length: int) -> tuple[int, int] | None:
-    if not (isinstance(value, list | tuple) and len(value) == 2):
-        return None
-    start, end = value
-    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
-        return None
-    start, end = max(0, start), min(length, end)
-    return (start, end) if start < end else None
-
-
-def _listed(finding: StoredFinding, key: str) -> list[Any]:
-    """A list-valued key of a stored finding, or an empty list where it holds anything else (an old correction)."""
-    value = finding.get(key)
-    return value if isinstance(value, list) else []
-
-
-def finding_spans(finding: StoredFinding, length: int) -> list[tuple[int, int]]:
-    """Every span a finding points at: `span`, risk `spans`, a clause's other occurrences, an entity group's
-    mentions, and spans inside its evidence list.
-
-    A clause found by the rules marks the words that matched (`match_span`), not its whole article: contracts would
-    otherwise be one long highlight. The article span stays in the findings table.
-    """
-    clause = finding.get("kind") == "clause"
-    primary = finding.get("match_span") if clause else None
-    candidates: list[Any] = [primary if _span(primary, length) else finding.get("span")]
-    candidates.extend(_listed(finding, "spans"))
-    for item in [*_listed(finding, "occurrences"), *_listed(finding, "mentions")]:
-        if isinstance(item, dict):
-            words = item.get("match_span") if clause else None
-            candidates.append(words if _span(words, length) else item.get("span"))
-    evidence = finding.get("evidence")
-    if isinstance(evidence, list):
-        candidates.extend(item.get("span") for item in evidence if isinstance(item, dict))
-    spans = [span for span in (_span(c, length) for c in candidates) if span is not None]
-    return sorted(set(spans))
-
-
 def finding_marks(findings: Iterable[StoredFinding], length: int) -> list[Mark]:
     """The marks of all findings, in text order."""
     marks = [
@@ -84,13 +43,8 @@ def finding_marks(findings: Iterable[StoredFinding], length: int) -> list[Mark]:
 
 
 def pii_masked(text: str, findings: Iterable[StoredFinding]) -> str:
-    """The text with personal data hidden, same length so spans stay valid: the PII rules plus PII findings."""
-    chars = list(mask_pii(text))
-    for finding in findings:
-        if finding.get("kind") == "entity" and finding.get("is_pii"):
-            for start, end in finding_spans(finding, len(chars)):
-                chars[start:end] = MASK * (end - start)
-    return "".join(chars)
+    """The text with personal data masked for a viewer who may not see it (`contracts.tenancy.personal_data`)."""
+    return text_masked(text, findings)
 
 
 def _style(provenances: set[str]) -> str:
@@ -119,20 +73,12 @@ def highlight_html(text: str, findings: Iterable[StoredFinding]) -> SafeString:
 
 
 def finding_display(finding: StoredFinding, *, show_pii: bool) -> dict[str, Any]:
-    """A finding for tables: PII entity values masked unless the viewer may see them, spans as text."""
-    shown: dict[str, Any] = dict(finding)
-    if finding.get("kind") == "entity" and finding.get("is_pii") and not show_pii:
-        for key in ("text", "value", "evidence"):
-            if isinstance(value := shown.get(key), str):
-                shown[key] = MASK * len(value)
-        shown["mentions"] = [
-            {**m, "text": MASK * len(str(m.get("text") or ""))} if isinstance(m, dict) else m
-            for m in _listed(finding, "mentions")
-        ]
+    """A finding for tables, masked (`contracts.tenancy.personal_data`) unless the viewer may see personal data."""
+    shown: dict[str, Any] = dict(finding) if show_pii else finding_masked(finding)
     shown["provenance_style"] = finding_provenance(finding)
-    mentions = _listed(finding, "mentions")  # an entity group's mentions include its first one
-    shown["places"] = len(mentions) if mentions else 1 + len(_listed(finding, "occurrences"))
-    evidence = finding.get("evidence")
+    mentions = finding_list(finding, "mentions")  # an entity group's mentions include its first one
+    shown["places"] = len(mentions) if mentions else 1 + len(finding_list(finding, "occurrences"))
+    evidence = shown.get("evidence")
     if isinstance(evidence, list):
         shown["evidence_text"] = "、".join(str(item.get("term", "")) for item in evidence if isinstance(item, dict))
     elif evidence is not None:

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from contracts.intake.submission import IntakeError, Submission, document_submit
 from contracts.models import Document, DocumentKind, DocumentSource, Job, JobState, Membership, Result
 from contracts.rerun import RERUNNABLE_REASON, RerunRefused, job_llm_rerun
+from contracts.tenancy.personal_data import documents_matching_masked, latest_personal_findings, result_data_masked
 from contracts.throttling import READ, SUBMIT, budget_spend, caller_budget_key
 from frontend.access import admin_required, may_see_pii, member_required, org_of
 from frontend.forms import JobFilterForm, OrganisationSwitchForm, TicketForm
@@ -127,6 +128,8 @@ def upload(request: HttpRequest) -> JsonResponse:
 def _jobs_filtered(request: HttpRequest) -> tuple[JobFilterForm, QuerySet[Job]]:
     form = JobFilterForm(request.GET or None)
     jobs = Job.objects.filter(organisation=org_of(request)).select_related("document")
+    if not may_see_pii(request):  # a row may show the start of the text, masked by the latest result's findings
+        jobs = jobs.annotate(masking_findings=latest_personal_findings("document"))
     if form.is_valid():
         data = form.cleaned_data
         if data["state"]:
@@ -136,14 +139,25 @@ def _jobs_filtered(request: HttpRequest) -> tuple[JobFilterForm, QuerySet[Job]]:
         if data["waiting"]:
             jobs = jobs.filter(llm_waiting_since__isnull=False, state__in=[JobState.PROVISIONAL, JobState.RUNNING])
         if data["q"]:
-            q = data["q"]
-            jobs = jobs.filter(
-                Q(document__title__icontains=q)
-                | Q(document__reference__icontains=q)
-                | Q(document__original_name__icontains=q)
-                | Q(document__text__icontains=q)
-            )
+            jobs = jobs.filter(_search(request, data["q"]))
     return form, jobs.order_by("-created_at")
+
+
+def _named(q: str, document: str = "document__") -> Q:
+    return (
+        Q(**{f"{document}title__icontains": q})
+        | Q(**{f"{document}reference__icontains": q})
+        | Q(**{f"{document}original_name__icontains": q})
+    )
+
+
+def _search(request: HttpRequest, q: str) -> Q:
+    """Jobs whose document's title, reference, file name or text holds q: the text as the user may see it, so that
+    a search is no oracle for the personal data masked for them."""
+    if may_see_pii(request):
+        return _named(q) | Q(document__text__icontains=q)
+    text_only = Document.objects.filter(organisation=org_of(request)).exclude(_named(q, document=""))
+    return _named(q) | Q(document_id__in=documents_matching_masked(text_only, q))
 
 
 @require_GET
@@ -169,15 +183,16 @@ def jobs(request: HttpRequest) -> HttpResponse:
 
 def result_context(request: HttpRequest, document: Document, result: Result | None) -> dict[str, Any]:
     show_pii = may_see_pii(request)
-    data = result.data if result is not None else {}
-    findings = [f for f in data.get("findings", []) if isinstance(f, dict)]  # as stored
-    text = document.text if show_pii else pii_masked(document.text, findings)
+    stored = result.data if result is not None else {}
+    data = stored if show_pii else result_data_masked(stored)  # what the API answers this user
+    findings = [f for f in data.get("findings", []) if isinstance(f, dict)]
+    text = document.text if show_pii else pii_masked(document.text, stored.get("findings") or [])
     return {
         "show_pii": show_pii,
         "text_html": highlight_html(text, findings),
         "findings": [finding_display(f, show_pii=show_pii) for f in findings],
         "rejected": [
-            finding_display(f, show_pii=show_pii) for f in data.get("rejected_findings", []) if isinstance(f, dict)
+            finding_display(f, show_pii=show_pii) for f in data.get("rejected_findings") or [] if isinstance(f, dict)
         ],
         "data": data,
     }

@@ -132,7 +132,8 @@ class ReviewTaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         """Write the reviewed result as a new version and mark the job done."""
         result = review_task_finalize(task_id=pk, user=request_user(request), organisation=self._organisation())
         task = self.get_queryset().get(pk=result.provenance["review_task"])
-        return Response({"task": ReviewTaskSerializer(task).data, "result": ResultSerializer(result).data})
+        shown = ResultSerializer(result, context=self.get_serializer_context()).data  # a reviewer's: in full
+        return Response({"task": ReviewTaskSerializer(task).data, "result": shown})
 
     @extend_schema(request=ReassignInputSerializer, responses={200: ReviewTaskDetailSerializer, **ERRORS})
     @action(detail=True, methods=["post"])

@@ -10,9 +10,11 @@ from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from contracts.api.permissions import context_sees_personal_data
 from contracts.api.result_schema import ResultDataField
 from contracts.models import Document, DocumentKind, Job, JobState, Result
 from contracts.storable import UNSTORABLE_MESSAGE, json_storable
+from contracts.tenancy.personal_data import document_text_masked, result_data_masked
 
 METADATA_FIELDS = ("channel", "region", "caller_reference")
 
@@ -195,8 +197,16 @@ def documents_with_latest(documents: QuerySet[Document]) -> QuerySet[Document]:
 
 
 class DocumentDetailSerializer(DocumentSerializer):
+    """A document with its text: personal data masked for a caller who does not see it."""
+
     class Meta(DocumentSerializer.Meta):
         fields = [*DocumentSerializer.Meta.fields, "text"]
+
+    def to_representation(self, document: Document) -> dict[str, Any]:
+        shown: dict[str, Any] = super().to_representation(document)
+        if not context_sees_personal_data(self.context):
+            shown["text"] = document_text_masked(document)
+        return shown
 
 
 class SubmitResponseSerializer(serializers.Serializer):
@@ -206,6 +216,8 @@ class SubmitResponseSerializer(serializers.Serializer):
 
 
 class ResultSerializer(serializers.ModelSerializer):
+    """A result version: its data with personal data masked for a caller who does not see it."""
+
     document = serializers.UUIDField(source="document_id")
     job = serializers.UUIDField(source="job_id")
     data = ResultDataField(read_only=True)  # type: ignore[assignment]  # a declared field, not Serializer.data
@@ -213,6 +225,12 @@ class ResultSerializer(serializers.ModelSerializer):
     class Meta:
         model = Result
         fields = ["document", "job", "version", "final", "data", "provenance", "created_at"]
+
+    def to_representation(self, result: Result) -> dict[str, Any]:
+        shown: dict[str, Any] = super().to_representation(result)
+        if not context_sees_personal_data(self.context) and isinstance(shown.get("data"), dict):
+            shown["data"] = result_data_masked(shown["data"])
+        return shown
 
 
 class DocumentFilterSerializer(serializers.Serializer):

@@ -145,7 +145,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             return error_response(
                 "result_not_ready", "The document has no result yet.", 404, job_state=job.state if job else None
             )
-        return Response(ResultSerializer(result).data)
+        return Response(ResultSerializer(result, context=self.get_serializer_context()).data)
 
 
 class JobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):

@@ -1,13 +1,18 @@
-"""Template filters for the portal: translated names of states, kinds, roles and review reasons."""
+"""Template filters for the portal: translated names of states, kinds, roles and review reasons; masked previews."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django import template
+from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
+from contracts.tenancy.personal_data import preview_masked
+
 register = template.Library()
+
+PREVIEW_CHARS = 40  # what a job row shows of an untitled document's text (truncatechars:40 in _job_rows.html)
 
 LABELS: dict[str, Any] = {
     "queued": _("Queued"),
@@ -79,3 +84,11 @@ def get_item(mapping: Any, key: Any) -> Any:
         return mapping.get(key)
     except AttributeError:
         return None
+
+
+@register.filter
+def masked_text_preview(job: Any) -> str:
+    """The start of a job's document text with personal data masked, by the findings of its latest result where
+    the job list loaded them (`masking_findings`)."""
+    masked = preview_masked(job.document.text, getattr(job, "masking_findings", None) or [], PREVIEW_CHARS + 1)
+    return Truncator(masked).chars(PREVIEW_CHARS)  # as truncatechars:40 shows a title: "…" where there is more

@@ -7,10 +7,12 @@ import tempfile
 from typing import Any
 
 
-def django_bench_setup() -> tuple[Any, str]:
-    """Configure Django on a fresh SQLite file in a temp folder, migrate, and return (organisation, API key)."""
+def django_bench_setup(database_url: str = "") -> tuple[Any, str]:
+    """Configure Django on a fresh SQLite file in a temp folder (or an empty database at `database_url`), migrate,
+    and return (organisation, API key)."""
     folder = tempfile.mkdtemp(prefix="docgate-bench-")
-    os.environ.update({"DOCGATE_DATA_DIR": folder, "DATABASE_URL": "", "REDIS_URL": "", "LLM_ENABLED": "false"})
+    environment = {"DOCGATE_DATA_DIR": folder, "DATABASE_URL": database_url, "REDIS_URL": "", "LLM_ENABLED": "false"}
+    os.environ.update(environment)
     # One key sends every request of a bench: it measures the work, not the request budgets (60 submissions/min).
     os.environ.update({"DOCGATE_THROTTLE_SUBMIT": "off", "DOCGATE_THROTTLE_READ": "off"})
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")

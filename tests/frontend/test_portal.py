@@ -169,6 +169,34 @@ def test_reviewer_sees_pii_in_full(client: Any, actors: Any) -> None:
     assert "13812345678" in signed_in(client, actors.rita).get(f"/documents/{document.pk}/").content.decode()
 
 
+def test_submitters_search_cannot_find_a_document_by_the_phone_number_masked_for_her(client: Any, actors: Any) -> None:
+    document = ran(actors)
+    alice = signed_in(client, actors.alice)
+    assert str(document.pk) not in alice.get("/jobs/", {"q": "13812345678"}).content.decode()
+    assert str(document.pk) not in alice.get("/jobs/", {"q": "5678"}).content.decode()  # nor any part of it
+    assert str(document.pk) in alice.get("/jobs/", {"q": "油烟"}).content.decode()  # what she does see still matches
+
+
+def test_reviewers_search_finds_the_document_by_its_phone_number(client: Any, actors: Any) -> None:
+    document = ran(actors)
+    assert str(document.pk) in signed_in(client, actors.rita).get("/jobs/", {"q": "13812345678"}).content.decode()
+
+
+def test_a_submitters_search_by_title_and_reference_is_unchanged(client: Any, actors: Any) -> None:
+    submission = Submission(kind="ticket", source="api", text=TICKET, title="13812345678 来电", reference="R-2345")
+    document = document_submit(organisation=actors.acme, submission=submission).document
+    alice = signed_in(client, actors.alice)
+    for query in ("来电", "13812345678", "R-2345"):
+        assert str(document.pk) in alice.get("/jobs/", {"q": query}).content.decode(), query
+
+
+def test_the_job_list_shows_a_submitter_an_untitled_tickets_text_masked(client: Any, actors: Any) -> None:
+    ran(actors)
+    listed = signed_in(client, actors.alice).get("/jobs/").content.decode()
+    assert "13812345678" not in listed and "电话＊＊＊" in listed
+    assert "13812345678" in signed_in(client, actors.rita).get("/jobs/").content.decode()
+
+
 def test_outsider_cannot_read_another_organisations_result(client: Any, actors: Any) -> None:
     document = ran(actors)
     assert signed_in(client, actors.oscar).get(f"/documents/{document.pk}/").status_code == 404
