@@ -6,6 +6,7 @@ Alice submits documents for Acme, Rita reviews for Acme, and Oscar belongs to Gl
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +18,19 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def program_path(name: str, package: str) -> str:
+    """Where a program the tests drive is (installed from Debian's `package` by `make test` when root); skip the
+    calling test without it, except with CI=true, where that is a failure."""
+    found = shutil.which(name)
+    if found is None:
+        message = f"{name} is not installed (apt-get install {package}, or run `make test` as root)"
+        if IN_CI:
+            pytest.fail(f"{message} — with CI=true a missing {name} is a failure", pytrace=False)
+        pytest.skip(message)
+    return found
+
 
 # Shared 2-core machines make per-example deadlines flaky; CI runs a fixed, reproducible set of examples.
 hypothesis_settings.register_profile("docgate", deadline=None, derandomize=IN_CI, print_blob=True)

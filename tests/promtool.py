@@ -3,24 +3,15 @@ and the monitoring profile's config; tests skip without it, except with CI=true,
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
-from tests.conftest import IN_CI
+from tests.conftest import program_path
 
 
 def promtool_path() -> str:
     """Where promtool is; skip the calling test without it (fail with CI=true)."""
-    found = shutil.which("promtool")
-    if found is None:
-        message = "promtool is not installed (apt-get install prometheus, or run `make test` as root)"
-        if IN_CI:
-            pytest.fail(message + " — with CI=true a missing promtool is a failure", pytrace=False)
-        pytest.skip(message)
-    return found
+    return program_path("promtool", "prometheus")
 
 
 def promtool_run(*args: str, stdin: bytes = b"", cwd: Path | None = None) -> tuple[int, str]:

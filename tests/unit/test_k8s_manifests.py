@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 import yaml
 
 from contracts.operations.processes import ALL_QUEUES, DEFAULT_QUEUE
-from tests.conftest import IN_CI
+from tests.conftest import program_path
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "deploy" / "k8s"
@@ -38,13 +37,7 @@ ENV_INDEX = re.compile(r'os\.environ\[\s*"([A-Za-z0-9_]+)"\s*\]')
 
 def kubectl_path() -> str:
     """Where kubectl is; skip the calling test without it (fail with CI=true)."""
-    found = shutil.which("kubectl")
-    if found is None:
-        message = "kubectl is not installed (apt-get install kubernetes-client, or run `make test` as root)"
-        if IN_CI:
-            pytest.fail(message + " — with CI=true a missing kubectl is a failure", pytrace=False)
-        pytest.skip(message)
-    return found
+    return program_path("kubectl", "kubernetes-client")
 
 
 def kustomize(folder: Path) -> list[dict[str, Any]]:
