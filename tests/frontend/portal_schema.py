@@ -105,6 +105,7 @@ NOT_FUZZED = {
     "admin": "Django's own admin site, not the portal",
     "api": "the DRF API has its own schema; tests/api/test_schemathesis.py fuzzes it",
     "healthz": "operator probe without input; tests/frontend/test_operators.py",
+    "livez": "the same probe as healthz, by the name Kubernetes liveness probes use",
     "readyz": "operator probe without input that answers 503 by design when a dependency is down",
     "metrics": "operator scrape endpoint without form input; tests/frontend/test_metrics_*.py",
 }
