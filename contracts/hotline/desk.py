@@ -37,6 +37,12 @@ def rule_category(findings: list[Finding]) -> Finding | None:
     return next((f for f in findings if f["kind"] == "ticket_category" and f["source"] == "rule"), None)
 
 
+def rule_confidence(findings: list[Finding]) -> float:
+    """The rules' own confidence in their category; 0 where they found none."""
+    category = rule_category(findings)
+    return float(category.get("confidence") or 0.0) if category is not None and category.get("label") else 0.0
+
+
 def rule_urgency(findings: list[Finding]) -> str | None:
     """The rules' urgency level, if any."""
     return next((f["label"] for f in findings if f["kind"] == "urgency" and f["source"] == "rule"), None)
@@ -57,8 +63,7 @@ class HotlineDesk:
         return RuleOutput(ticket_findings(normalized, classification, urgency), packs)
 
     def plan_questions(self, findings: list[Finding], knobs: CascadeSettings) -> list[tuple[Question, bool]]:
-        category = next((f for f in findings if f["kind"] == "ticket_category" and f.get("source") == "rule"), None)
-        confidence = float(category.get("confidence") or 0.0) if category and category.get("label") else 0.0
+        confidence = rule_confidence(findings)
         if knobs.policy == "always":
             return [(Question("ticket_category", "policy always"), True)]
         if confidence < knobs.category_confidence:
@@ -85,10 +90,9 @@ class HotlineDesk:
         return lambda kind, label: category
 
     def confidence(self, findings: list[Finding]) -> dict[str, float]:
-        category = rule_category(findings)
+        category, value = rule_category(findings), rule_confidence(findings)
         if category is None or not category.get("label"):
             return {"category": 0.0}
-        value = float(category.get("confidence") or 0.0)
         if category.get("provenance") == "both":
             value = 1 - (1 - value) * 0.5  # two independent layers agreeing halve the doubt
         return {"category": round(value, 4)}
@@ -97,9 +101,7 @@ class HotlineDesk:
         """`low_confidence` when the category is below DOCGATE_MIN_CONFIDENCE by the rules' own account: the model
         agreeing raises the stated confidence, never a doubtful category out of review (text in a ticket can talk
         a model into agreeing)."""
-        category = rule_category(findings)
-        own = float(category.get("confidence") or 0.0) if category is not None and category.get("label") else 0.0
-        stated = min(own, confidence.get("category", 0.0))
+        stated = min(rule_confidence(findings), confidence.get("category", 0.0))
         return ["low_confidence"] if stated < settings.DOCGATE_MIN_CONFIDENCE else []
 
     def response_template(self, findings: list[Finding]) -> str:

@@ -39,6 +39,14 @@ def archive_open(data: bytes, *, code: str, message: str) -> zipfile.ZipFile:
         raise ExtractionError(code, message) from exc
 
 
+def archive_members(archive: zipfile.ZipFile, *, limit: int, what: str) -> list[zipfile.ZipInfo]:
+    """The archive's members, refused as `archive_too_large` when their declared sizes add up past `limit`."""
+    members = archive.infolist()
+    if sum(info.file_size for info in members) > limit:
+        raise ExtractionError("archive_too_large", f"The {what} expands beyond the allowed size.")
+    return members
+
+
 def _damaged(code: str, what: str) -> ExtractionError:
     return ExtractionError(code, f"The {what}'s zip archive is damaged.")
 

@@ -8,7 +8,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from contracts.intake.archives import archive_member_read, archive_open, xml_parsed, xml_prolog_check
+from contracts.intake.archives import (
+    archive_member_read,
+    archive_members,
+    archive_open,
+    xml_parsed,
+    xml_prolog_check,
+)
 from contracts.intake.encodings import AmbiguousEncoding, Decoded, legacy_decode, utf16_without_bom
 from contracts.intake.errors import Extracted, ExtractionError, ExtractionLimits
 from contracts.intake.ocr import IMAGE_TYPES, ocr_text, sniff_image
@@ -93,8 +99,7 @@ def docx_opened(data: bytes, limits: ExtractionLimits) -> Iterator[zipfile.ZipFi
         data, code="invalid_docx", message="The file looks like a .docx but is not a valid zip archive."
     )
     with archive:
-        if sum(info.file_size for info in archive.infolist()) > limits.max_unzipped_bytes:
-            raise ExtractionError("archive_too_large", "The .docx expands beyond the allowed size.")
+        archive_members(archive, limit=limits.max_unzipped_bytes, what=".docx")
         if DOCUMENT_XML not in archive.namelist():
             raise ExtractionError("invalid_docx", "The zip archive is not a Word document (no word/document.xml).")
         yield archive

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from contracts.intake.archives import archive_open, xml_prolog_check
+from contracts.intake.archives import archive_members, archive_open, xml_prolog_check
 from contracts.intake.errors import ExtractionError, ExtractionLimits
 from contracts.intake.sandbox import converter_require, run_converter, workspace
 
@@ -58,10 +58,7 @@ def office_check(data: bytes, content_type: str, limits: ExtractionLimits) -> No
     if content_type != ODT:
         return
     with archive_open(data, code="invalid_office", message="The .odt document is not a valid archive.") as archive:
-        infos = archive.infolist()
-        if sum(info.file_size for info in infos) > limits.max_unzipped_bytes:
-            raise ExtractionError("archive_too_large", "The .odt expands beyond the allowed size.")
-        for info in infos:
+        for info in archive_members(archive, limit=limits.max_unzipped_bytes, what=".odt"):
             if info.filename.lower().endswith(".xml"):
                 # A bare DOCTYPE is kept: OpenOffice 2 wrote one, naming the ODF 1.0 DTD, into its manifest.
                 xml_prolog_check(archive, info.filename, code="invalid_office", what=".odt", forbid_dtd=False)
