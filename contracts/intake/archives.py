@@ -29,6 +29,7 @@ ZIP_ERRORS = (
     lzma.LZMAError,
 )
 _CHUNK = 65536
+_PROLOG_READ = 1024  # a prolog (declaration, DTD if any) is read to its root element in pieces this large
 
 
 def archive_open(data: bytes, *, code: str, message: str) -> zipfile.ZipFile:
@@ -88,12 +89,24 @@ def xml_parsed(xml: bytes, *, code: str, what: str) -> Element:
         raise ExtractionError(code, f"The {what}'s XML is malformed.") from exc
 
 
+class _SmallReads:
+    """A member read a little at a time: iterparse parses whole 16 KiB reads into elements before it yields the first
+    one, where the prolog check needs only what comes before the root element."""
+
+    def __init__(self, member: IO[bytes]) -> None:
+        self.member = member
+
+    def read(self, size: int = -1) -> bytes:
+        return self.member.read(_PROLOG_READ if size < 0 else min(size, _PROLOG_READ))
+
+
 def xml_prolog_check(archive: zipfile.ZipFile, name: str, *, code: str, what: str, forbid_dtd: bool = True) -> None:
     """Intake's cheap check of one XML member: parse it only as far as its root element (a DTD comes before it)
     and refuse a DTD (with `forbid_dtd` False, only one that declares entities) or a malformed prolog as `code`."""
     with _member_open(archive, name, code, what) as member:
         try:
-            for _event, _root in iterparse(member, events=("start",), forbid_dtd=forbid_dtd, forbid_entities=True):
+            reads = _SmallReads(member)
+            for _event, _root in iterparse(reads, events=("start",), forbid_dtd=forbid_dtd, forbid_entities=True):
                 return
         except DefusedXmlException as exc:
             raise _dtd_refusal(code, what) from exc
