@@ -240,6 +240,8 @@ if REDIS_URL:
     CELERY_WORKER_ENABLE_REMOTE_CONTROL = True
 else:
     CELERY_BROKER_URL = "filesystem://"
+    # kombu's file transport, with messages renamed into place whole (a worker read one half-written and stopped).
+    CELERY_BROKER_TRANSPORT = "contracts.operations.file_transport:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),
@@ -251,9 +253,12 @@ else:
     CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
-# A job's model questions have their own queue and worker (`celery worker -Q llm`), and so do webhook deliveries
-# (`-Q webhooks`: a slow receiver delays other deliveries at most, never jobs); everything else the default.
+# Queues by cost, each with its own workers: the rules of a document read from a file (`-Q convert`: parsing,
+# LibreOffice, OCR take seconds to minutes), a job's model questions (`-Q llm`), webhook deliveries (`-Q webhooks`:
+# a slow receiver delays other deliveries at most, never jobs); the rules of texts and the periodic tasks on the
+# default queue (`celery`), where nothing slow runs.
 CELERY_TASK_ROUTES = {
+    "contracts.tasks.job_convert_task": {"queue": "convert"},
     "contracts.tasks.job_llm_task": {"queue": "llm"},
     "contracts.tasks.webhook_deliver_task": {"queue": "webhooks"},
 }

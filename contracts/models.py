@@ -137,6 +137,11 @@ class Document(models.Model):
     def __str__(self) -> str:
         return f"{self.kind} {self.id}"
 
+    @property
+    def text_pending(self) -> bool:
+        """Whether its text is still to be read from the stored file (a PDF, Word file or scan: the costly part)."""
+        return not self.text and bool(self.original)
+
     def latest_job(self) -> Job | None:
         return self.jobs.order_by("-created_at").first()
 
