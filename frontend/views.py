@@ -14,6 +14,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from contracts.intake.extraction import FILE_EXTENSIONS
+from contracts.intake.sandbox import converter_status
 from contracts.intake.submission import IntakeError, Submission, document_submit
 from contracts.models import Document, DocumentKind, DocumentSource, Job, JobState, Membership, Result
 from contracts.rerun import RERUNNABLE_REASON, RerunRefused, job_llm_rerun
@@ -21,6 +23,7 @@ from contracts.tenancy.personal_data import documents_matching_masked, latest_pe
 from contracts.throttling import READ, SUBMIT, budget_spend, caller_budget_key
 from frontend.access import admin_required, may_see_pii, member_required, org_of
 from frontend.forms import JobFilterForm, OrganisationSwitchForm, TicketForm
+from frontend.gate_view import gate_view
 from frontend.highlight import finding_display, highlight_html, pii_masked
 
 JOBS_PER_PAGE = 50
@@ -79,7 +82,28 @@ def submit(request: HttpRequest) -> HttpResponse:
             if outcome.duplicate:
                 messages.info(request, _("This ticket was already submitted; showing the existing one."))
             return redirect("result", document_id=outcome.document.pk)
-    return render(request, "frontend/submit.html", {"form": form})
+    return render(request, "frontend/submit.html", {"form": form, **_readable_formats()})
+
+
+FORMAT_NAMES = {
+    None: _("Text, Word (.docx) and PDF, scanned pages included"),
+    "office": _("Legacy Word, WPS, RTF and OpenDocument"),
+    "ocr": _("Scans and photos"),
+}
+
+
+def _readable_formats() -> dict[str, Any]:
+    """The file types the upload reads, grouped as people know them, with whether this installation can read them
+    (a converter that is missing is said, and its types are left out of the file chooser)."""
+    formats: list[dict[str, Any]] = []
+    accept: list[str] = []
+    for converter, extensions in FILE_EXTENSIONS.items():
+        state = converter_status(converter) if converter is not None else None
+        available = state is None or state.available
+        formats.append({"name": FORMAT_NAMES[converter], "extensions": " ".join(extensions), "available": available})
+        if available:
+            accept += extensions
+    return {"formats": formats, "accept": ",".join(accept)}
 
 
 def _submission_wait(request: HttpRequest) -> int | None:
@@ -195,6 +219,7 @@ def result_context(request: HttpRequest, document: Document, result: Result | No
             finding_display(f, show_pii=show_pii) for f in data.get("rejected_findings") or [] if isinstance(f, dict)
         ],
         "data": data,
+        "gate_view": gate_view(data.get("gate")),
     }
 
 
