@@ -29,21 +29,21 @@ logger = logging.getLogger(__name__)
 class Channel(filesystem.Channel):
     """A channel whose messages are renamed into place whole, and whose reader skips one that does not decode."""
 
-    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
-        """Put `payload` onto `queue`: write it beside the queue under a hidden name, then rename it into place."""
+    def _put(self, queue: str, message: Any, **kwargs: Any) -> None:
+        """Put `message` onto `queue`: write it beside the queue under a hidden name, then rename it into place."""
         name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
         partial = os.path.join(self.data_folder_out, f".{name}.part")
         try:
             with open(partial, "wb") as handle:
-                handle.write(str_to_bytes(dumps(payload)))
+                handle.write(str_to_bytes(dumps(message)))
             os.replace(partial, final)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(partial)
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc
 
-    def _get(self, queue: str) -> Any:
+    def _get(self, queue: str, timeout: Any = None) -> Any:
         """Get the next message from `queue`, dropping (with a warning) any file before it that does not decode."""
         while True:
             try:
