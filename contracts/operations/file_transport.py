@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 class Channel(filesystem.Channel):
     """A channel whose messages are renamed into place whole, and whose reader skips one that does not decode."""
 
-    def _put(self, queue: str, message: Any, **kwargs: Any) -> None:
+    def _put(self, queue: Any, message: Any, **kwargs: Any) -> Any:
         """Put `message` onto `queue`: write it beside the queue under a hidden name, then rename it into place."""
         name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
@@ -43,7 +43,7 @@ class Channel(filesystem.Channel):
                 os.unlink(partial)
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc
 
-    def _get(self, queue: str, timeout: Any = None) -> Any:
+    def _get(self, queue: Any, timeout: Any = None) -> Any:
         """Get the next message from `queue`, dropping (with a warning) any file before it that does not decode."""
         while True:
             try:
