@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 class Channel(filesystem.Channel):
     """A channel whose messages are renamed into place whole, and whose reader skips one that does not decode."""
 
-    def _put(self, queue: Any, message: Any, **kwargs: Any) -> Any:
+    def _put(self, queue: Any, message: Any, **kwargs: Any) -> Any:  # type: ignore[override]  # kombu names it both ways
         """Put `message` onto `queue`: write it beside the queue under a hidden name, then rename it into place."""
         name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
