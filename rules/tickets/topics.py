@@ -2,13 +2,13 @@
 
 The representation is the repeat detector's (`rules.tickets.repeats.shingles`: bigrams of the width-folded text
 without punctuation, sublinear tf, smoothed idf, L2 rows), so a reworded complaint lands near the original whatever
-its word order. Over a corpus of `COMMON_LANGUAGE_MIN` tickets or more, bigrams found in one ticket only (they
-cannot make two tickets alike, only dilute them) and those in over 5% of tickets (您好, 领导, 反映: the language of
-every complaint) are left out. Clustering is agglomerative with average linkage on cosine distance, cut where the
-mean similarity between two groups falls below `TOPIC_SIMILARITY`: every member of a topic is, on average, that
-similar to the rest, and one ticket bridging two complaints cannot chain them together (single linkage would). It
-has no random start and the tickets are put in a fixed order first, so the same tickets always give the same
-topics.
+its word order. Bigrams found in one ticket only are left out: they cannot make two tickets alike, only dilute
+them. (Leaving out the bigrams of more than a share of the tickets as well, the language of every complaint, also
+left out a hotspot's own words wherever it was more than that share of the tickets.) Clustering is agglomerative
+with average linkage on cosine distance, cut where the mean similarity between two groups falls below
+`TOPIC_SIMILARITY`: every member of a topic is, on average, that similar to the rest, and one ticket bridging two
+complaints cannot chain them together (single linkage would). It has no random start and the tickets are put in a
+fixed order first, so the same tickets always give the same topics.
 """
 
 from __future__ import annotations
@@ -27,12 +27,10 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from rules.feature_hashing import jieba_words
 from rules.tickets.repeats import shingles
 
-# Measured on the public board's 1,842 tickets with twelve rewordings of one complaint added (README "Hotspots"):
-# the rewordings average 0.26 similarity to each other, a public ticket's nearest other ticket 0.10 (median); cut
-# at 0.2, 93% of the board's multi-ticket topics hold one category only.
-TOPIC_SIMILARITY = 0.2
-COMMON_LANGUAGE_MIN = 100
-COMMON_SHARE = 0.05
+# Measured on the public board's tickets (the first 200, 400, 800 and all 1,842) with twelve rewordings of one
+# complaint added (README "Hotspots"): cut at 0.18 the twelve are one topic at every size, and 79-94% of the
+# board's multi-ticket topics hold one category only; at 0.2 two rewordings split off over the whole board.
+TOPIC_SIMILARITY = 0.18
 KEYWORDS = 5
 # Words too general to say what a complaint is about (jieba splits them off every ticket).
 _KEYWORD_MIN_CHARS = 2
@@ -44,8 +42,7 @@ def _bigrams(text: str) -> list[str]:
 
 def topic_vectors(texts: Sequence[str]) -> Any:
     """The tickets' row-normalised TF-IDF bigram vectors, as a sparse matrix."""
-    frequencies: dict[str, Any] = {"min_df": 2, "max_df": COMMON_SHARE} if len(texts) >= COMMON_LANGUAGE_MIN else {}
-    vectorizer = TfidfVectorizer(analyzer=_bigrams, sublinear_tf=True, norm="l2", dtype=np.float64, **frequencies)
+    vectorizer = TfidfVectorizer(analyzer=_bigrams, min_df=2, sublinear_tf=True, norm="l2", dtype=np.float64)
     try:
         return vectorizer.fit_transform(texts)
     except ValueError:  # no bigram left (texts of one character, or all alike): no text is like another
