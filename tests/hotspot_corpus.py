@@ -61,7 +61,7 @@ def corpus(limit: int | None = None, start: dt.datetime = START) -> list[dict[st
     each with a few supports."""
     background = public_tickets(limit)
     span = dt.timedelta(weeks=WEEKS).total_seconds()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, row in enumerate(background):
         # A fixed scramble (a multiplier prime to the count) so that neighbouring rows of the file do not share a day.
         slot = (i * 7919) % len(background)
@@ -69,10 +69,10 @@ def corpus(limit: int | None = None, start: dt.datetime = START) -> list[dict[st
         rows.append({**row, "time": moment.isoformat()})
     for i, ((title, text), ticket_id) in enumerate(zip(BURST, BURST_IDS, strict=True)):
         moment = burst_week(start) + dt.timedelta(hours=9 + i * 9, minutes=7 * i)
-        row: dict[str, Any] = {"id": ticket_id, "text": text, "time": moment.isoformat(), "likes": i % 4}
+        burst: dict[str, Any] = {"id": ticket_id, "text": text, "time": moment.isoformat(), "likes": i % 4}
         if title:
-            row["title"] = title
-        rows.append(row)
+            burst["title"] = title
+        rows.append(burst)
     return rows
 
 

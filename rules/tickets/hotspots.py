@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -142,12 +142,31 @@ def _most_common(values: Iterable[str | None]) -> str | None:
     return min(counts, key=lambda v: (-counts[v], -len(v), v))
 
 
+Bucket = tuple[int, str, dt.datetime]  # (topic, place key, window start)
+
+
 @dataclass(frozen=True)
-class _Group:
-    topic: int
-    place_key: str
-    window: dt.datetime
+class _Scored:
+    """A candidate group (its bucket, its members' positions) with its heat and what the heat is made of."""
+
+    bucket: Bucket
     members: tuple[int, ...]
+    heat: float
+    previous: int
+    urgent: float
+    repeat: float
+
+
+@dataclass(frozen=True)
+class _Analysis:
+    """The ordered tickets and what was computed about them once, for naming the hotspots."""
+
+    tickets: Sequence[HotspotTicket]
+    places: Sequence[Place | None]
+    vectors: Any
+    buckets: Mapping[Bucket, list[int]]
+    windows: list[dt.datetime]
+    window: Window
 
 
 def _iso(moment: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
@@ -173,27 +192,22 @@ def hotspots_rank(
         return HotspotReport((), (), window, 0)
     texts = [f"{t.title}\n{t.text}" if t.title else t.text for t in ordered]
     vectors = topic_vectors(texts)
-    topics = topic_labels(vectors)
     places = [_place(t) for t in ordered]
     starts = [window_start(t.time, window, tz) for t in ordered]
-    buckets: dict[tuple[int, str, dt.datetime], list[int]] = defaultdict(list)
-    for i, (topic, place, start) in enumerate(zip(topics, places, starts, strict=True)):
+    buckets: dict[Bucket, list[int]] = defaultdict(list)
+    for i, (topic, place, start) in enumerate(zip(topic_labels(vectors), places, starts, strict=True)):
         buckets[(topic, place.key if place else UNKNOWN_PLACE, start)].append(i)
-    windows = _windows(min(starts), max(starts), window)
-    chosen = _chosen_windows(windows, period, window, tz)
-    groups = [
-        _Group(topic, key, start, tuple(members))
-        for (topic, key, start), members in buckets.items()
-        if start in chosen and len(members) >= min_tickets
+    analysis = _Analysis(ordered, places, vectors, buckets, _windows(min(starts), max(starts), window), window)
+    chosen = _chosen_windows(analysis.windows, period, window, tz)
+    scored = [
+        _score(bucket, members, analysis)
+        for bucket, members in buckets.items()
+        if bucket[2] in chosen and len(members) >= min_tickets
     ]
-    scored = _score(groups, buckets, ordered, window)
-    scored.sort(key=lambda item: (-item[0], -len(item[1].members), item[1].window, item[1].members[0]))
+    scored.sort(key=lambda s: (-s.heat, -len(s.members), s.bucket[2], s.members[0]))
     keywords = KeywordIndex(texts)
-    hotspots = tuple(
-        _hotspot(rank, heat, group, ordered, places, vectors, keywords, buckets, windows, window)
-        for rank, (heat, group) in enumerate(scored[:top], start=1)
-    )
-    return HotspotReport(hotspots, tuple(windows), window, len(ordered))
+    hotspots = tuple(_hotspot(rank, s, analysis, keywords) for rank, s in enumerate(scored[:top], start=1))
+    return HotspotReport(hotspots, tuple(analysis.windows), window, len(ordered))
 
 
 def _windows(first: dt.datetime, last: dt.datetime, window: Window) -> list[dt.datetime]:
@@ -215,63 +229,45 @@ def _chosen_windows(
     raise ValueError("period must be all, latest or a date")
 
 
-def _score(
-    groups: list[_Group],
-    buckets: dict[tuple[int, str, dt.datetime], list[int]],
-    tickets: Sequence[HotspotTicket],
-    window: Window,
-) -> list[tuple[float, _Group]]:
-    scored = []
-    for group in groups:
-        members = [tickets[i] for i in group.members]
-        previous = len(buckets.get((group.topic, group.place_key, window_shift(group.window, window, -1)), []))
-        urgent = sum(_urgency_weight(t) for t in members) / len(members)
-        repeat = sum(t.repeat for t in members) / len(members)
-        supports = sum(t.likes for t in members) - sum(t.against for t in members)
-        scored.append((round(heat_index(len(members), previous, urgent, repeat, supports), 2), group))
-    return scored
+def _score(bucket: Bucket, members: list[int], analysis: _Analysis) -> _Scored:
+    topic, key, start = bucket
+    tickets = [analysis.tickets[i] for i in members]
+    previous = len(analysis.buckets.get((topic, key, window_shift(start, analysis.window, -1)), []))
+    urgent = sum(_urgency_weight(t) for t in tickets) / len(tickets)
+    repeat = sum(t.repeat for t in tickets) / len(tickets)
+    supports = sum(t.likes for t in tickets) - sum(t.against for t in tickets)
+    heat = round(heat_index(len(tickets), previous, urgent, repeat, supports), 2)
+    return _Scored(bucket, tuple(members), heat, previous, urgent, repeat)
 
 
-def _hotspot(
-    rank: int,
-    heat: float,
-    group: _Group,
-    tickets: Sequence[HotspotTicket],
-    places: Sequence[Place | None],
-    vectors: Any,
-    keywords: KeywordIndex,
-    buckets: dict[tuple[int, str, dt.datetime], list[int]],
-    windows: list[dt.datetime],
-    window: Window,
-) -> Hotspot:
-    members = [tickets[i] for i in group.members]
-    previous = len(buckets.get((group.topic, group.place_key, window_shift(group.window, window, -1)), []))
-    zone = group.window.tzinfo or dt.UTC
-    times = [_iso(t.time, zone) for t in members]
-    place = _most_common(places[i].label if places[i] else None for i in group.members) or UNKNOWN_PLACE
-    typical = tickets[medoid(vectors, group.members)]
+def _hotspot(rank: int, scored: _Scored, analysis: _Analysis, keywords: KeywordIndex) -> Hotspot:
+    topic, key, start = scored.bucket
+    members = [analysis.tickets[i] for i in scored.members]
+    times = [_iso(t.time, start.tzinfo or dt.UTC) for t in members]
+    labels = (place.label if (place := analysis.places[i]) else None for i in scored.members)
+    typical = analysis.tickets[medoid(analysis.vectors, scored.members)]
     return Hotspot(
         rank=rank,
-        heat=heat,
+        heat=scored.heat,
         ticket_ids=tuple(t.id for t in members),
-        place=place,
-        place_key=group.place_key,
+        place=_most_common(labels) or UNKNOWN_PLACE,
+        place_key=key,
         description=ticket_lead(typical.title, typical.text),
         typical_ticket=typical.id,
-        keywords=tuple(keywords.keywords(group.members)),
+        keywords=tuple(keywords.keywords(scored.members)),
         category=_most_common(t.category for t in members),
-        window_start=group.window,
-        window_end=window_shift(group.window, window, 1),
+        window_start=start,
+        window_end=window_shift(start, analysis.window, 1),
         first_time=min(times),
         last_time=max(times),
         count=len(members),
-        previous_count=previous,
-        growth=round(max(0.0, math.log2((len(members) + 1) / (previous + 1))), 4),
-        urgent_share=round(sum(_urgency_weight(t) for t in members) / len(members), 4),
-        repeat_share=round(sum(t.repeat for t in members) / len(members), 4),
+        previous_count=scored.previous,
+        growth=round(max(0.0, math.log2((len(members) + 1) / (scored.previous + 1))), 4),
+        urgent_share=round(scored.urgent, 4),
+        repeat_share=round(scored.repeat, 4),
         likes=sum(t.likes for t in members),
         against=sum(t.against for t in members),
-        trend=tuple((w, len(buckets.get((group.topic, group.place_key, w), []))) for w in windows),
+        trend=tuple((w, len(analysis.buckets.get((topic, key, w), []))) for w in analysis.windows),
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -15,9 +15,11 @@ from rules.tickets.hotspots import WINDOWS, hotspot_json, hotspots_rank
 MAX_ERRORS_SHOWN = 20
 
 
-def _period(value: str) -> str | dt.date:
-    if value in ("all", "latest"):
-        return value
+def _period(value: str) -> Literal["all", "latest"] | dt.date:
+    if value == "all":
+        return "all"
+    if value == "latest":
+        return "latest"
     try:
         return dt.date.fromisoformat(value)
     except ValueError:
