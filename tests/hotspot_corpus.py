@@ -55,6 +55,13 @@ def burst_week(start: dt.datetime = START) -> dt.datetime:
     return start + BURST_OFFSET
 
 
+def recent_start(now: dt.datetime) -> dt.datetime:
+    """A start that puts the burst 9 weeks before the week of `now`, inside the default range of 12 windows."""
+    local = now.astimezone(ZONE)
+    monday = dt.datetime.combine(local.date() - dt.timedelta(days=local.weekday()), dt.time(), tzinfo=ZONE)
+    return monday - BURST_OFFSET - dt.timedelta(weeks=9)
+
+
 def corpus(limit: int | None = None, start: dt.datetime = START) -> list[dict[str, Any]]:
     """Rows {"id", "text", "time", "title"?, "likes"?}: the public tickets spread evenly (in a scrambled order) over
     26 weeks from `start` (a Monday), then the burst, twelve tickets between Monday and Friday of its 17th week,

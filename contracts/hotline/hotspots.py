@@ -165,15 +165,16 @@ def hotspots_json(result: OrganisationHotspots) -> dict[str, Any]:
     for hotspot in result.report.hotspots:
         shown = [result.tickets[i] for i in hotspot.ticket_ids if i in result.tickets]
         tickets = [
-            {"id": t.id, "title": t.title, "lead": t.lead, "created_at": t.created_at.isoformat()} for t in shown
+            {"id": t.id, "title": t.title, "lead": t.lead, "created_at": timezone.localtime(t.created_at).isoformat()}
+            for t in shown
         ]
         hotspots.append({**hotspot_json(hotspot), "tickets": tickets})
     return {
         "hotspots": hotspots,
         "windows": [start.isoformat() for start in result.report.windows],
         "window": result.report.window,
-        "since": result.since.isoformat(),
-        "until": result.until.isoformat(),
+        "since": timezone.localtime(result.since).isoformat(),
+        "until": timezone.localtime(result.until).isoformat(),
         "tickets": result.report.tickets,
         "truncated": result.truncated,
     }
