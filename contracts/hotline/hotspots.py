@@ -27,8 +27,8 @@ from rules.tickets.hotspots import (
     window_start,
 )
 
-# The analysis compares every ticket with every other: this many (the newest in the range) keep one request
-# within a few seconds and ~150 MB; a larger range answers `truncated` (README "Hotspots").
+# The analysis compares every ticket with every other (time and memory grow with the square): this many, the newest
+# in the range, cost one request ~4-5 s of CPU and ~180 MB (bench_hotspots); a larger range answers `truncated`.
 MAX_HOTSPOT_TICKETS = 3000
 DEFAULT_WINDOWS = 12
 

@@ -54,13 +54,25 @@ def topic_labels(vectors: Any, similarity: float = TOPIC_SIMILARITY) -> list[int
     linkage share one."""
     if vectors.shape[0] < 2:
         return [0] * vectors.shape[0]
-    distance = 1.0 - (vectors @ vectors.T).toarray()
-    np.clip(distance, 0.0, 1.0, out=distance)
+    distance = _distances(vectors)
     np.fill_diagonal(distance, 0.0)
     tree = linkage(squareform(distance, checks=False), method="average")
     raw = fcluster(tree, t=1.0 - similarity, criterion="distance")
     renumbered: dict[int, int] = {}
     return [renumbered.setdefault(int(label), len(renumbered)) for label in raw]
+
+
+def _distances(vectors: Any, block: int = 500) -> np.ndarray:
+    """1 - cosine similarity of every pair of rows, filled `block` rows at a time: the sparse product of all rows at
+    once holds nearly every pair too, and would take more memory than the dense answer."""
+    n = vectors.shape[0]
+    distance = np.empty((n, n))
+    transposed = vectors.T.tocsc()
+    for start in range(0, n, block):
+        distance[start : start + block] = (vectors[start : start + block] @ transposed).toarray()
+    np.subtract(1.0, distance, out=distance)
+    np.clip(distance, 0.0, 1.0, out=distance)
+    return distance
 
 
 def medoid(vectors: Any, members: Sequence[int]) -> int:
