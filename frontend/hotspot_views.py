@@ -5,27 +5,25 @@ from __future__ import annotations
 from django.contrib.staticfiles import finders
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
 
 from contracts.hotline.hotspots import hotspots_json, organisation_hotspots
-from contracts.throttling import READ, budget_spend, caller_budget_key
 from frontend.access import may_see_pii, member_required, org_of
 from frontend.forms import HotspotFilterForm
+from frontend.views import read_refused
 
 # Apache ECharts, copied from npm's package by `make charts` (never a CDN); the page says so when it is missing.
 ECHARTS = "frontend/vendor/echarts.min.js"
 
 
+@require_GET
 @member_required
 def hotspots(request: HttpRequest) -> HttpResponse:
     """Hotspots of the last 12 windows, hottest first; one read of the user's budget (the analysis reads every
     ticket in the range)."""
-    wait = budget_spend(scope=READ, caller=caller_budget_key(user=request.user))
-    if wait is not None:
-        message = _("Too many requests. Try again in %(n)s seconds.") % {"n": wait}
-        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
-        response["Retry-After"] = str(wait)
-        return response
+    refused = read_refused(request)
+    if refused is not None:
+        return refused
     form = HotspotFilterForm(request.GET or None)
     chosen = form.cleaned_data if form.is_valid() else {}
     result = organisation_hotspots(

@@ -71,3 +71,12 @@ def test_the_chart_comes_from_the_projects_static_files_never_a_cdn(actors: Any,
 def test_choices_that_are_not_valid_show_the_defaults(actors: Any, acme_hotline: dict[str, str]) -> None:
     html = _page(Client(), actors.alice, "?window=year&top=x")
     assert "部分选项无效" in html and 'data-rank="1"' in html
+
+
+def test_each_visit_spends_one_of_the_users_reads(actors: Any, settings: Any) -> None:
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hs"}}
+    settings.DOCGATE_THROTTLE_READ = (2, 86_400)
+    client = Client()
+    client.force_login(actors.alice)
+    assert [client.get("/hotspots/").status_code for _ in range(3)] == [200, 200, 429]
+    assert client.post("/hotspots/").status_code == 405
