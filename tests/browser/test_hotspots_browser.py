@@ -61,6 +61,6 @@ def test_a_page_whose_chart_library_does_not_load_says_so(acme_hotline: None, ne
     sign_in(page, "alice", "alice-password-1")
     page.goto("/hotspots/")
     page.wait_for_selector("#chart-missing", state="visible")
-    assert "图表库缺失" in page.locator("#chart-missing").inner_text()
+    assert "图表库（frontend/vendor/echarts.min.js）未能加载" in page.locator("#chart-missing").inner_text()
     assert page.locator("#hotspot-trend canvas").count() == 0
     screenshot(page, "hotspots-chart-missing")

@@ -5,7 +5,9 @@
   var data = document.getElementById("hotspot-data");
   if (!box || !data) return;
   if (typeof window.echarts === "undefined") {
-    document.getElementById("chart-missing").hidden = false;  // the library did not load: say so, draw nothing
+    var notice = document.getElementById("chart-missing");  // the library did not load: say so, draw nothing
+    if (notice.hidden) notice.textContent = notice.getAttribute("data-msg-unloaded");
+    notice.hidden = false;
     box.hidden = true;
     return;
   }
