@@ -32,7 +32,7 @@ from rules.tickets.repeats import shingles
 # board's multi-ticket topics hold one category only; at 0.2 two rewordings split off over the whole board.
 TOPIC_SIMILARITY = 0.18
 KEYWORDS = 5
-# Words too general to say what a complaint is about (jieba splits them off every ticket).
+# A single character (的, 了, 路) names no topic.
 _KEYWORD_MIN_CHARS = 2
 
 
