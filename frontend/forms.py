@@ -71,6 +71,16 @@ class JobFilterForm(forms.Form):
     waiting = forms.BooleanField(label=_("Waiting for the model"), required=False)
 
 
+class HotspotFilterForm(forms.Form):
+    window = forms.ChoiceField(
+        label=_("Window"), required=False, choices=[("week", _("Week")), ("day", _("Day")), ("month", _("Month"))]
+    )
+    period = forms.ChoiceField(
+        label=_("Rank"), required=False, choices=[("all", _("All windows")), ("latest", _("Latest window"))]
+    )
+    top = forms.IntegerField(label=_("Top"), required=False, min_value=1, max_value=50)
+
+
 class ApiKeyForm(forms.Form):
     name = forms.CharField(label=_("Key name"), max_length=100)
 

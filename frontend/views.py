@@ -184,18 +184,26 @@ def _search(request: HttpRequest, q: str) -> Q:
     return _named(q) | Q(document_id__in=documents_matching_masked(text_only, q))
 
 
+def read_refused(request: HttpRequest) -> HttpResponse | None:
+    """Spend one of the user's reads (DOCGATE_THROTTLE_READ, shared with the API); past the budget, the 429."""
+    wait = budget_spend(scope=READ, caller=caller_budget_key(user=request.user))
+    if wait is None:
+        return None
+    message = _("Too many requests. Try again in %(n)s seconds.") % {"n": wait}
+    response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(wait)
+    return response
+
+
 @require_GET
 @member_required
 def jobs(request: HttpRequest) -> HttpResponse:
     """The organisation's jobs with filters and search; the rows refresh themselves while any is unfinished. Each
     request spends one of the user's reads (DOCGATE_THROTTLE_READ, shared with the API): a search reads every
     document's text."""
-    wait = budget_spend(scope=READ, caller=caller_budget_key(user=request.user))
-    if wait is not None:
-        message = _("Too many requests. Try again in %(n)s seconds.") % {"n": wait}
-        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
-        response["Retry-After"] = str(wait)
-        return response
+    refused = read_refused(request)
+    if refused is not None:
+        return refused
     form, selected = _jobs_filtered(request)
     page = Paginator(selected, JOBS_PER_PAGE).get_page(request.GET.get("page"))
     template = "frontend/_job_rows.html" if request.GET.get("partial") == "rows" else "frontend/jobs.html"

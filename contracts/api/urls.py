@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.permissions import AllowAny
 from rest_framework.routers import DefaultRouter
 
+from contracts.api.hotspot_views import HotspotsView
 from contracts.api.review_views import ReviewTaskViewSet
 from contracts.api.views import DocumentViewSet, JobViewSet
 from contracts.api.webhook_views import WebhookDeliveryListView, WebhookEndpointView, WebhookRedeliverView
@@ -25,6 +26,7 @@ urlpatterns = [
     path(
         "redoc/", SpectacularRedocView.as_view(url_name="api-schema", permission_classes=[AllowAny]), name="api-redoc"
     ),
+    path("hotspots/", HotspotsView.as_view(), name="api-hotspots"),
     path("webhook/", WebhookEndpointView.as_view(), name="webhook"),
     path("webhook/deliveries/", WebhookDeliveryListView.as_view(), name="webhook-deliveries"),
     path(
