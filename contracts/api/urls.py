@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.permissions import AllowAny
 from rest_framework.routers import DefaultRouter
 
+from contracts.api.progress_views import TicketProgressView
 from contracts.api.review_views import ReviewTaskViewSet
 from contracts.api.views import DocumentViewSet, JobViewSet
 from contracts.api.webhook_views import WebhookDeliveryListView, WebhookEndpointView, WebhookRedeliverView
@@ -32,5 +33,6 @@ urlpatterns = [
         WebhookRedeliverView.as_view(),
         name="webhook-delivery-redeliver",
     ),
+    path("documents/<uuid:document_id>/progress/", TicketProgressView.as_view(), name="document-progress"),
     *router.urls,
 ]
