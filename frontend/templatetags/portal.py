@@ -64,6 +64,12 @@ LABELS: dict[str, Any] = {
     "blank": _("Blank template slot"),
     "negated": _("Excluded"),
     "referenced": _("Referenced only"),
+    "ticket.dispatched": _("Dispatched"),
+    "ticket.answered": _("Answered"),
+    "ticket.closed": _("Closed"),
+    "ticket.returned": _("Returned"),
+    "ticket.due_soon": _("Due soon"),
+    "ticket.overdue": _("Overdue"),
 }
 
 

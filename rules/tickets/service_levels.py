@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from rules.tickets.taxonomy import PACKS_DIR
 
@@ -115,7 +115,7 @@ def tier_parse(name: str, entry: Mapping[str, object]) -> Tier:
         raise ValueError(f"tier {name}: limit must be a positive whole number, not {limit!r}")
     if unit not in UNITS:
         raise ValueError(f"tier {name}: unit must be one of {UNITS}, not {unit!r}")
-    return Tier(name=name, limit=limit, unit=unit, label=str(entry.get("label") or name))
+    return Tier(name=name, limit=limit, unit=cast(Unit, unit), label=str(entry.get("label") or name))
 
 
 @lru_cache(maxsize=2)

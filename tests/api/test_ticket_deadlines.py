@@ -34,6 +34,12 @@ SHANGHAI = ZoneInfo("Asia/Shanghai")
 FRIDAY_10 = datetime(2026, 12, 4, 10, 0, tzinfo=SHANGHAI)  # + 7 working days: Tuesday 15 December 10:00
 
 
+def due_times(deadline: TicketDeadline) -> tuple[datetime, datetime]:
+    """When the ticket counts as due soon, and when it is due (both set once its result is stored)."""
+    assert deadline.due_soon_at is not None and deadline.due_at is not None
+    return deadline.due_soon_at, deadline.due_at
+
+
 def frozen(moment: datetime) -> Any:
     return time_machine.travel(moment, tick=False)
 
@@ -101,14 +107,14 @@ def test_due_soon_is_marked_once_raises_priority_and_sends_a_verified_webhook(
     receiver, secret = hook
     with frozen(FRIDAY_10):
         document = ticket_submitted(acme_api, received_at=FRIDAY_10.isoformat())
-    deadline = TicketDeadline.objects.get(document=document)
+    due_soon_at, _ = due_times(TicketDeadline.objects.get(document=document))
     task = ReviewTask.objects.get(document=document)
     assert task.priority == 50  # low_confidence
     WebhookDelivery.objects.all().delete()  # the result's own events
 
-    with frozen(deadline.due_soon_at - timedelta(minutes=1)):
+    with frozen(due_soon_at - timedelta(minutes=1)):
         assert deadlines_escalate() == {"overdue": 0, "due_soon": 0}
-    with frozen(deadline.due_soon_at + timedelta(minutes=1)):
+    with frozen(due_soon_at + timedelta(minutes=1)):
         assert deadlines_escalate() == {"overdue": 0, "due_soon": 1}
         assert deadlines_escalate() == {"overdue": 0, "due_soon": 0}  # run twice: nothing new
         assert ticket_deadlines_escalate_task() == {"overdue": 0, "due_soon": 0}
@@ -134,11 +140,12 @@ def test_overdue_is_marked_once_and_the_overdue_ticket_heads_the_review_queue(
     with frozen(FRIDAY_10):
         late = ticket_submitted(acme_api, received_at=FRIDAY_10.isoformat())
     deadline = TicketDeadline.objects.get(document=late)
-    with frozen(deadline.due_at - timedelta(hours=1)):
+    _, due_at = due_times(deadline)
+    with frozen(due_at - timedelta(hours=1)):
         later = ticket_submitted(acme_api, NO_WATER)  # due in a day
     WebhookDelivery.objects.all().delete()
 
-    with frozen(deadline.due_at + timedelta(minutes=1)):  # beat missed the due-soon window: overdue only
+    with frozen(due_at + timedelta(minutes=1)):  # beat missed the due-soon window: overdue only
         assert deadlines_escalate() == {"overdue": 1, "due_soon": 0}
         assert deadlines_escalate() == {"overdue": 0, "due_soon": 0}
         [delivery] = WebhookDelivery.objects.all()
@@ -202,7 +209,9 @@ def test_a_reviewer_correcting_the_category_moves_the_due_time(acme_api: Any, in
     with frozen(FRIDAY_10):
         document = ticket_submitted(acme_api, STREETLIGHT)
         task = ReviewTask.objects.get(document=document)
-        finding = next(f for f in document.latest_result().data["findings"] if f["kind"] == "ticket_category")
+        result = document.latest_result()
+        assert result is not None
+        finding = next(f for f in result.data["findings"] if f["kind"] == "ticket_category")
         review_task_claim(task_id=task.pk, user=actors.rita, organisation=actors.acme)
         review_finding_decide(
             task_id=task.pk,

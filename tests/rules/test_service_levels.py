@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -145,7 +146,11 @@ def test_a_calendar_with_a_day_both_holiday_and_working_day_is_refused(tmp_path:
 
 
 def test_a_pack_naming_an_undefined_tier_is_refused(tmp_path: Path) -> None:
-    pack = {"version": "x", "tiers": {"general": {"limit": 7, "unit": "working_days"}}, "default_tier": "general"}
+    pack: dict[str, Any] = {
+        "version": "x",
+        "tiers": {"general": {"limit": 7, "unit": "working_days"}},
+        "default_tier": "general",
+    }
     pack["rules"] = [{"id": "R", "tier": "nowhere", "urgency": ["urgent"]}]
     path = tmp_path / "levels.json"
     path.write_text(json.dumps(pack))
