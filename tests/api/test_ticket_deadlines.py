@@ -22,6 +22,12 @@ from contracts.models import (
     TicketDeadline,
     WebhookDelivery,
 )
+from contracts.review.workflow import (
+    review_finding_decide,
+    review_task_claim,
+    review_task_finalize,
+    review_task_open,
+)
 from contracts.webhooks.delivery import webhook_deliver
 from contracts.webhooks.endpoints import webhook_endpoint_configure
 from tests.api.deadline_helpers import GAS_LEAK, NO_WATER, STREETLIGHT, ticket_submitted
@@ -204,8 +210,6 @@ def test_the_beat_schedule_sends_the_escalation_task_and_workers_import_it(setti
 
 
 def test_a_reviewer_correcting_the_category_moves_the_due_time(acme_api: Any, in_review: None, actors: Any) -> None:
-    from contracts.review.workflow import review_finding_decide, review_task_claim, review_task_finalize
-
     with frozen(FRIDAY_10):
         document = ticket_submitted(acme_api, STREETLIGHT)
         task = ReviewTask.objects.get(document=document)
@@ -224,3 +228,18 @@ def test_a_reviewer_correcting_the_category_moves_the_due_time(acme_api: Any, in
         review_task_finalize(task_id=task.pk, user=actors.rita, organisation=actors.acme)
     deadline = TicketDeadline.objects.get(document=document)
     assert deadline.tier == "utilities" and deadline.due_at == FRIDAY_10 + timedelta(hours=24)
+
+
+def test_a_review_task_opened_after_the_mark_gets_the_marks_priority(acme_api: Any) -> None:
+    with frozen(FRIDAY_10):
+        document = ticket_submitted(acme_api, GAS_LEAK)
+    with frozen(FRIDAY_10 + timedelta(hours=3)):
+        assert deadlines_escalate() == {"overdue": 1, "due_soon": 0}
+        # A reviewer's correction or a model re-run later opens a task for the ticket, with its reasons' priority.
+        job = document.latest_job()
+        assert job is not None
+        task = review_task_open(job=job, reasons=["qa_sample"])
+        assert task.priority == 10
+        deadlines_escalate()
+    task.refresh_from_db()
+    assert task.priority == 110

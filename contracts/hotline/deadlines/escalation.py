@@ -61,9 +61,19 @@ def _mark(candidates: QuerySet[TicketDeadline], state: DeadlineState, now: datet
     return marked
 
 
+def _priorities_hold() -> None:
+    """Raise review tasks opened after their ticket was marked (a job that finished late) to the mark's priority."""
+    for state in (DeadlineState.OVERDUE, DeadlineState.DUE_SOON):
+        priority = settings.DOCGATE_DEADLINE_PRIORITY[state]
+        behind = ReviewTask.objects.filter(document__ticket_deadline__state=state, priority__lt=priority)
+        behind.exclude(state=ReviewState.FINALIZED).update(priority=priority)
+
+
 def deadlines_escalate(*, now: datetime | None = None) -> dict[str, int]:
     """Mark what fell overdue, then what fell due soon (a ticket already past due is marked overdue only); how
     many of each. Run twice, the second run marks nothing."""
     moment = now or timezone.now()
     overdue = _mark(deadlines_overdue(moment), DeadlineState.OVERDUE, moment)
-    return {"overdue": overdue, "due_soon": _mark(deadlines_due_soon(moment), DeadlineState.DUE_SOON, moment)}
+    due_soon = _mark(deadlines_due_soon(moment), DeadlineState.DUE_SOON, moment)
+    _priorities_hold()
+    return {"overdue": overdue, "due_soon": due_soon}
