@@ -68,6 +68,7 @@ class WorkCalendar:
     version: str
     holidays: frozenset[date]
     workdays: frozenset[date]
+    years: frozenset[int] = frozenset()  # the years whose holidays are listed; others count weekends only
 
     def is_workday(self, day: date) -> bool:
         if day in self.workdays:
@@ -101,11 +102,12 @@ def load_calendar(path: Path = CALENDAR_PATH) -> WorkCalendar:
         holidays = frozenset(day for entry in data["holidays"] for day in _dates(entry["from"], entry["to"]))
         workdays = frozenset(date.fromisoformat(entry["date"]) for entry in data["workdays"])
         version = str(data["version"])
-    except (KeyError, TypeError) as exc:
+        years = frozenset(int(year) for year in data["years"])
+    except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"malformed calendar {path}: {exc!r}") from exc
     if holidays & workdays:
         raise ValueError(f"days both holiday and working day in {path}: {sorted(holidays & workdays)}")
-    return WorkCalendar(version=version, holidays=holidays, workdays=workdays)
+    return WorkCalendar(version=version, holidays=holidays, workdays=workdays, years=years)
 
 
 def tier_parse(name: str, entry: Mapping[str, object]) -> Tier:

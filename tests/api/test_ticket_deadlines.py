@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
+from config.celery import app
 from contracts.hotline.deadlines.escalation import deadlines_escalate
 from contracts.hotline.deadlines.tasks import ticket_deadlines_escalate_task
 from contracts.models import (
@@ -207,6 +208,8 @@ def test_the_beat_schedule_sends_the_escalation_task_and_workers_import_it(setti
     assert entry["task"] == ticket_deadlines_escalate_task.name
     assert ticket_deadlines_escalate_task.__module__ in settings.CELERY_IMPORTS
     assert entry["schedule"] == float(settings.DOCGATE_DEADLINE_SWEEP_INTERVAL_S)
+    app.loader.import_default_modules()  # what a worker does at start
+    assert entry["task"] in app.tasks
 
 
 def test_a_reviewer_correcting_the_category_moves_the_due_time(acme_api: Any, in_review: None, actors: Any) -> None:
@@ -243,3 +246,13 @@ def test_a_review_task_opened_after_the_mark_gets_the_marks_priority(acme_api: A
         deadlines_escalate()
     task.refresh_from_db()
     assert task.priority == 110
+
+
+def test_a_due_time_in_a_year_the_calendar_does_not_list_counts_weekends_only_and_says_so(
+    acme_api: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    with frozen(datetime(2026, 12, 28, 10, 0, tzinfo=SHANGHAI)):
+        document = ticket_submitted(acme_api)
+    # Mon 28 Dec + 7 working days; 1 January 2027 counts as a working day until 2027 is added to the calendar.
+    assert TicketDeadline.objects.get(document=document).due_at == datetime(2027, 1, 6, 10, 0, tzinfo=SHANGHAI)
+    assert "does not list" in caplog.text and "2027" in caplog.text

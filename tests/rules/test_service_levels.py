@@ -101,6 +101,7 @@ def test_a_public_holiday_does_not_count_and_a_make_up_working_day_does() -> Non
     assert not calendar.is_workday(date(2026, 10, 1)) and not calendar.is_workday(date(2026, 9, 25))
     assert calendar.is_workday(date(2026, 10, 10)) and date(2026, 10, 10).weekday() == 5
     assert not calendar.is_workday(date(2026, 10, 11))
+    assert calendar.years == {2025, 2026}
 
 
 def test_spring_festival_with_its_two_saturday_make_up_days() -> None:
@@ -136,6 +137,7 @@ def test_received_times_in_another_timezone_count_local_working_days() -> None:
 def test_a_calendar_with_a_day_both_holiday_and_working_day_is_refused(tmp_path: Path) -> None:
     bad = {
         "version": "x",
+        "years": [2026],
         "holidays": [{"name": "a", "from": "2026-10-10", "to": "2026-10-10"}],
         "workdays": [{"name": "b", "date": "2026-10-10"}],
     }

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from contracts.hotline.deadlines.models import ServiceLevel, TicketDeadline
 from contracts.models import Document, Organisation, Result
-from rules.tickets.service_levels import Tier, ticket_deadline, tier_parse
+from rules.tickets.service_levels import Tier, load_calendar, ticket_deadline, tier_parse
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +82,13 @@ def ticket_deadline_store(*, result: Result) -> TicketDeadline:
         zone=ZoneInfo(settings.TIME_ZONE),
         due_soon_share=settings.DOCGATE_DEADLINE_DUE_SOON_SHARE,
     )
+    if due.tier.unit == "working_days" and due.due_at.year not in load_calendar().years:
+        logger.warning(
+            "ticket %s is due in %s, a year the holiday calendar (cn_workdays.json) does not list: its working days "
+            "skip weekends only",
+            document.pk,
+            due.due_at.year,
+        )
     TicketDeadline.objects.filter(pk=deadline.pk).update(
         tier=due.tier.name,
         limit=due.tier.limit,
