@@ -151,6 +151,19 @@ DOCGATE_RETRY_BACKOFF_S = envint("DOCGATE_RETRY_BACKOFF_S", 5)
 # An Idempotency-Key's first answer is replayed for this long; beat then deletes its record and the key is free.
 DOCGATE_IDEMPOTENCY_TTL_S = envint("DOCGATE_IDEMPOTENCY_TTL_S", 86_400)
 
+# --- Ticket deadlines ---------------------------------------------------------------------------------------
+# A ticket is due soon once only this share of its allowed time is left (on its tier's clock: hours, or working
+# days); beat looks for tickets due soon and overdue this often, and raises their open review task's priority to at
+# least these (the gate's holds are 90-100: an overdue ticket goes first).
+DOCGATE_DEADLINE_DUE_SOON_SHARE = envfloat("DOCGATE_DEADLINE_DUE_SOON_SHARE", 0.2)
+DOCGATE_DEADLINE_SWEEP_INTERVAL_S = envint("DOCGATE_DEADLINE_SWEEP_INTERVAL_S", 60)
+DOCGATE_DEADLINE_PRIORITY = {
+    "due_soon": envint("DOCGATE_DEADLINE_PRIORITY_DUE_SOON", 95),
+    "overdue": envint("DOCGATE_DEADLINE_PRIORITY_OVERDUE", 110),
+}
+# How far in the future a platform's `received_at` (or a progress report's `at`) may lie: its clock may run ahead.
+DOCGATE_RECEIVED_AT_SKEW_S = envint("DOCGATE_RECEIVED_AT_SKEW_S", 300)
+
 # --- Review and webhooks ------------------------------------------------------------------------------------
 DOCGATE_REVIEW_CLAIM_S = envint("DOCGATE_REVIEW_CLAIM_S", 900)
 # Only for tests and closed networks: lets webhooks go to http:// and loopback/private addresses.
@@ -270,7 +283,13 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+# Workers import the desks' task modules (autodiscovery finds `contracts.tasks` only).
+CELERY_IMPORTS = ("contracts.hotline.deadlines.tasks",)
 CELERY_BEAT_SCHEDULE = {
+    "escalate-ticket-deadlines": {
+        "task": "contracts.hotline.deadlines.tasks.ticket_deadlines_escalate_task",
+        "schedule": float(DOCGATE_DEADLINE_SWEEP_INTERVAL_S),
+    },
     "resend-lost-webhooks": {
         "task": "contracts.tasks.webhook_deliveries_sweep_task",
         "schedule": float(DOCGATE_WEBHOOK_SWEEP_INTERVAL_S),

@@ -22,6 +22,7 @@ from contracts.rerun import RERUNNABLE_REASON, RerunRefused, job_llm_rerun
 from contracts.tenancy.personal_data import documents_matching_masked, latest_personal_findings, result_data_masked
 from contracts.throttling import READ, SUBMIT, budget_spend, caller_budget_key
 from frontend.access import admin_required, may_see_pii, member_required, org_of
+from frontend.deadlines import deadline_context
 from frontend.forms import JobFilterForm, OrganisationSwitchForm, TicketForm
 from frontend.gate_view import gate_view
 from frontend.highlight import finding_display, highlight_html, pii_masked
@@ -66,6 +67,8 @@ def submit(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         metadata = {name: data[name] for name in ("channel", "region") if data[name]}
+        if data["received_at"] is not None:
+            metadata["received_at"] = data["received_at"].isoformat()
         submission = Submission(
             kind=DocumentKind.TICKET,
             source=DocumentSource.PORTAL,
@@ -254,6 +257,7 @@ def result(request: HttpRequest, document_id: str) -> HttpResponse:
         and job.state == JobState.NEEDS_REVIEW
         and RERUNNABLE_REASON in job.review_reasons,
         **result_context(request, document, chosen),
+        **deadline_context(document),
     }
     return render(request, "frontend/result.html", context)
 

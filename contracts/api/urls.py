@@ -8,6 +8,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.routers import DefaultRouter
 
 from contracts.api.hotspot_views import HotspotsView
+from contracts.api.progress_views import TicketProgressView
 from contracts.api.review_views import ReviewTaskViewSet
 from contracts.api.views import DocumentViewSet, JobViewSet
 from contracts.api.webhook_views import WebhookDeliveryListView, WebhookEndpointView, WebhookRedeliverView
@@ -34,5 +35,6 @@ urlpatterns = [
         WebhookRedeliverView.as_view(),
         name="webhook-delivery-redeliver",
     ),
+    path("documents/<uuid:document_id>/progress/", TicketProgressView.as_view(), name="document-progress"),
     *router.urls,
 ]

@@ -65,7 +65,7 @@ LABELS: dict[str, Any] = {
     "negated": _("Excluded"),
     "referenced": _("Referenced only"),
     # How asking the model went (GateDecision.llm_status)
-    "used": _("Answered"),
+    "used": _("Model answered"),
     "off": _("Not asked"),
     "invalid_output": _("No usable answer"),
     "unavailable": _("Unavailable"),
@@ -117,6 +117,12 @@ LABELS: dict[str, Any] = {
     "membership.role_changed": _("Role changed"),
     "webhook.configured": _("Webhook configured"),
     "webhook.redelivery_requested": _("Webhook redelivery requested"),
+    "ticket.dispatched": _("Dispatched"),
+    "ticket.answered": _("Answered"),
+    "ticket.closed": _("Closed"),
+    "ticket.returned": _("Returned"),
+    "ticket.due_soon": _("Due soon"),
+    "ticket.overdue": _("Overdue"),
 }
 
 
