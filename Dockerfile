@@ -18,4 +18,4 @@ COPY . .
 RUN useradd --create-home --uid 1000 docgate && mkdir -p /data && chown docgate /data
 USER docgate
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]
+CMD ["gunicorn", "-c", "python:config.gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]
