@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
@@ -12,10 +11,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from pydantic import ValidationError
 
 from contracts.audit import audit_record
-from contracts.findings import FINDING
 from contracts.models import (
     FindingDecision,
     Job,
@@ -32,8 +29,8 @@ from contracts.models import (
 from contracts.refusals import Refused
 from contracts.result_data import ResultData
 from contracts.result_versions import result_write
+from contracts.review.corrections import correction_problem
 from contracts.review.reviewed_data import review_result_data
-from contracts.storable import unstorable_character, unstorable_message
 from contracts.webhooks.delivery import webhook_event_final
 
 # Higher first: what the safety gate held back, then disagreement, then uncertainty, then QA samples.
@@ -49,8 +46,6 @@ REASON_PRIORITY = {
 UNKNOWN_REASON_PRIORITY = 30
 REVIEWER_ROLES = (Role.REVIEWER, Role.ADMIN)
 # Fields of a finding a correction may not touch: its identity and the review marks themselves.
-PROTECTED_FINDING_FIELDS = frozenset({"id", "review", "review_note", "original"})
-MAX_CORRECTION_CHARS = 10_000
 MAX_RESPONSE_CHARS = 20_000
 
 
@@ -237,44 +232,6 @@ def _findings_of(task: ReviewTask) -> list[dict[str, Any]]:
     return [finding for finding in findings if isinstance(finding, dict)]
 
 
-def _correction_check(corrected: Any, finding: dict[str, Any], text_length: int) -> dict[str, Any]:
-    """Validate a partial finding for a correction of `finding`: the corrected finding must still be a finding of
-    its kind (`contracts.findings.Finding`); return it or raise invalid_correction."""
-    if not isinstance(corrected, dict) or not corrected:
-        raise ReviewError("invalid_correction", _("`corrected` must be a non-empty object of finding fields."))
-    touched = sorted(PROTECTED_FINDING_FIELDS & corrected.keys())
-    if touched:
-        raise ReviewError(
-            "invalid_correction", _("These fields cannot be corrected: %(fields)s.") % {"fields": ", ".join(touched)}
-        )
-    if (character := unstorable_character(corrected)) is not None:
-        raise ReviewError("invalid_correction", unstorable_message(character, "`corrected`"))
-    if len(json.dumps(corrected, ensure_ascii=False)) > MAX_CORRECTION_CHARS:
-        raise ReviewError(
-            "invalid_correction", _("`corrected` is larger than %(n)s characters.") % {"n": MAX_CORRECTION_CHARS}
-        )
-    span = corrected.get("span")
-    if span is not None and not (
-        isinstance(span, list)
-        and len(span) == 2
-        and all(isinstance(n, int) and not isinstance(n, bool) for n in span)
-        and 0 <= span[0] <= span[1] <= text_length
-    ):
-        raise ReviewError(
-            "invalid_correction", _("`span` must be [start, end] within the text (0..%(n)s).") % {"n": text_length}
-        )
-    try:
-        FINDING.validate_python({**finding, **corrected})
-    except ValidationError as exc:
-        wrong = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or e['loc'][0]}: {e['msg']}" for e in exc.errors()[:5])
-        raise ReviewError(
-            "invalid_correction",
-            _("The corrected finding is not a valid %(kind)s: %(errors)s.")
-            % {"kind": finding.get("kind"), "errors": wrong},
-        ) from exc
-    return corrected
-
-
 def _decision_view(decision: FindingDecision | None) -> dict[str, Any] | None:
     if decision is None:
         return None
@@ -307,7 +264,9 @@ def review_finding_decide(
                 "unknown_finding", _("The result under review has no finding %(id)r.") % {"id": finding_id}
             )
         if decision == ReviewDecision.CORRECT:
-            corrected = _correction_check(corrected, finding, len(task.document.text))
+            problem = correction_problem(corrected, finding, len(task.document.text))
+            if problem is not None:
+                raise ReviewError("invalid_correction", problem)
         previous = FindingDecision.objects.filter(task=task, finding_id=finding_id).first()
         before = _decision_view(previous)
         stored, _created = FindingDecision.objects.update_or_create(
