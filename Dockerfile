@@ -25,4 +25,4 @@ COPY --from=charts /charts/node_modules/echarts/dist/echarts.min.js frontend/sta
 RUN useradd --create-home --uid 1000 docgate && mkdir -p /data && chown docgate /data
 USER docgate
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]
+CMD ["gunicorn", "-c", "python:config.gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]

@@ -53,12 +53,14 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    # First of all: every answer, refusals of oversized bodies included, is in the language the request asks for
+    # (Accept-Language, or the portal's language cookie; LANGUAGE_CODE without either). It reads no session.
+    "django.middleware.locale.LocaleMiddleware",
     # Before anything reads a body (the CSRF check reads forms): Content-Length vetted, chunked bodies capped.
     "contracts.intake.body_limit.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -13,6 +13,9 @@ from frontend.sign_in import SignInView
 # The operators' sign-in spends the same per-account attempt budget as the portal's.
 admin.site.login_form = AdminSignInForm
 
+# A path nothing answers: JSON under /api/ (the API's errors are always JSON), the portal's page elsewhere.
+handler404 = "contracts.api.errors.page_not_found"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("contracts.api.urls")),

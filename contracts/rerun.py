@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from contracts.audit import audit_record
 from contracts.broker import job_send_on_commit
@@ -35,11 +36,11 @@ def job_llm_rerun(*, job_id: Any, organisation: Organisation, user: Any) -> Job:
         if job.state != JobState.NEEDS_REVIEW or RERUNNABLE_REASON not in (job.review_reasons or []):
             raise RerunRefused(
                 "not_rerunnable",
-                "Only a job that went to review because the model was unavailable can be sent back to it.",
+                _("Only a job that went to review because the model was unavailable can be sent back to it."),
             )
         task = ReviewTask.objects.filter(job=job).first()
         if task is not None and task.state == ReviewState.FINALIZED:
-            raise RerunRefused("review_finalized", "A reviewer has finalized this job; its result stays as decided.")
+            raise RerunRefused("review_finalized", _("A reviewer has finalized this job; its result stays as decided."))
         before = {"state": job.state, "review_reasons": job.review_reasons, "attempts": job.attempts}
         Job.objects.filter(pk=job.pk).update(
             state=JobState.PROVISIONAL,

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from contracts.hotline.deadlines.clock import ReceivedAtInvalid, received_at_check
 from contracts.models import DocumentKind, JobState, Role
+from contracts.storable import unstorable_character, unstorable_message
 from contracts.throttling import LOGIN, budget_spend, sign_in_budget_key
 
 CHANNELS = [
@@ -51,12 +52,23 @@ class OrganisationSwitchForm(forms.Form):
     organisation = forms.SlugField(max_length=80)
 
 
+class StorableCharField(forms.CharField):
+    """A CharField that refuses a NUL or lone surrogate by naming the character (Django's own check, which runs
+    after this, says only that "null characters" are not allowed)."""
+
+    def to_python(self, value: Any) -> str:
+        text = str(super().to_python(value))
+        if (character := unstorable_character(text)) is not None:
+            raise forms.ValidationError(unstorable_message(character), code="unstorable")
+        return text
+
+
 class TicketForm(forms.Form):
-    title = forms.CharField(label=_("Title"), max_length=300, required=False)
-    text = forms.CharField(label=_("What the caller said"), widget=forms.Textarea(attrs={"rows": 8}), strip=False)
+    title = StorableCharField(label=_("Title"), max_length=300, required=False)
+    text = StorableCharField(label=_("What the caller said"), widget=forms.Textarea(attrs={"rows": 8}), strip=False)
     channel = forms.ChoiceField(label=_("Channel"), choices=CHANNELS, initial="phone")
-    region = forms.CharField(label=_("Region"), max_length=100, required=False)
-    reference = forms.CharField(label=_("Caller reference"), max_length=200, required=False)
+    region = StorableCharField(label=_("Region"), max_length=100, required=False)
+    reference = StorableCharField(label=_("Caller reference"), max_length=200, required=False)
     # Local time of the portal (TIME_ZONE): the time limit counts from here.
     received_at = forms.DateTimeField(
         label=_("Received at (empty: now)"),

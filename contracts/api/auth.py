@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
@@ -44,17 +45,17 @@ class ApiKeyAuthentication(BaseAuthentication):
         header = request.META.get("HTTP_AUTHORIZATION", "")
         if not header:
             return None
-        keyword, _, raw = header.partition(" ")
+        keyword, _space, raw = header.partition(" ")
         if keyword.lower() != self.keyword.lower():
             return None
         raw = raw.strip()
         if not raw:
-            raise exceptions.AuthenticationFailed("The Api-Key header has no key.")
+            raise exceptions.AuthenticationFailed(_("The Api-Key header has no key."))
         key = ApiKey.objects.select_related("organisation").filter(key_hash=api_key_hash(raw)).first()
         if key is None:
-            raise exceptions.AuthenticationFailed("Unknown API key.")
+            raise exceptions.AuthenticationFailed(_("Unknown API key."))
         if key.revoked_at is not None:
-            raise exceptions.AuthenticationFailed("This API key has been revoked.")
+            raise exceptions.AuthenticationFailed(_("This API key has been revoked."))
         now = timezone.now()
         if key.last_used_at is None or now - key.last_used_at > LAST_USED_RESOLUTION:
             ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from contracts.refusals import Refused
+
+# DRF messages its own Chinese catalog lacks or gets wrong (it has "Null characters" as 空字符串, the empty string);
+# named here so that makemessages keeps DocGate's translations of them, which take precedence (LOCALE_PATHS).
+DRF_MESSAGES_TRANSLATED = (
+    gettext_noop("Null characters are not allowed."),
+    gettext_noop("JSON parse error - {detail}"),
+)
 
 
 def error_response(code: str, message: str, http_status: int, **extra: Any) -> Response:
@@ -38,8 +49,19 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         detail = getattr(exc, "detail", str(exc))
         code = detail.code if hasattr(detail, "code") else "error"
         message = str(detail)
-        if response.status_code == status.HTTP_404_NOT_FOUND:
-            # A lookup of an id that is not a UUID raises a bare Http404, which has no message of its own.
-            code, message = "not_found", message or "Not found."
+        if isinstance(exc, Http404):
+            # A lookup of an id that is not a UUID raises a bare Http404, which has no message of its own; another
+            # one's ("No Document matches the given query.") is Django's, in English only.
+            code, message = "not_found", _("Not found.")
+        elif response.status_code == status.HTTP_404_NOT_FOUND:
+            code, message = "not_found", message or _("Not found.")
         response.data = {"error": {"code": str(code), "message": message}}
     return response
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 404 for a path no route answers: the API's JSON error under /api/, the portal's page elsewhere."""
+    if request.path.startswith("/api/"):
+        body = {"error": {"code": "not_found", "message": _("Not found.")}}
+        return JsonResponse(body, status=404, json_dumps_params={"ensure_ascii": False})
+    return defaults.page_not_found(request, exception)

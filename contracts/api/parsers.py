@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import IO, Any
 
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -18,4 +19,4 @@ class BoundedJSONParser(JSONParser):
         try:
             return super().parse(stream, media_type, parser_context)
         except RecursionError as exc:
-            raise ParseError("JSON parse error - the document is nested too deeply.") from exc
+            raise ParseError(_("JSON parse error - the document is nested too deeply.")) from exc

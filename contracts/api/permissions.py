@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
@@ -19,7 +20,7 @@ from contracts.tenancy.personal_data import caller_sees_personal_data
 class IsOrganisationMember(BasePermission):
     """Allow callers who act for an organisation (an API key, or a user with a membership)."""
 
-    message = "You are not a member of any organisation."
+    message = _("You are not a member of any organisation.")
 
     def has_permission(self, request: Request, view: Any) -> bool:
         if request.user is None or not request.user.is_authenticated:
@@ -31,7 +32,7 @@ class IsOrganisationReviewer(BasePermission):
     """Allow signed-in users with one of `roles` in the organisation they act for; API keys never."""
 
     roles: tuple[str, ...] = REVIEWER_ROLES
-    message = "Only a signed-in reviewer of this organisation can do this."
+    message = _("Only a signed-in reviewer of this organisation can do this.")
 
     def has_permission(self, request: Request, view: Any) -> bool:
         if request.user is None or not request.user.is_authenticated:
@@ -44,7 +45,7 @@ class IsOrganisationReviewer(BasePermission):
 
 class IsOrganisationAdmin(IsOrganisationReviewer):
     roles = (Role.ADMIN,)
-    message = "Only a signed-in admin of this organisation can do this."
+    message = _("Only a signed-in admin of this organisation can do this.")
 
 
 def request_sees_personal_data(request: Any) -> bool:

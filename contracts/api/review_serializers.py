@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from contracts.api.result_schema import FindingsField
+from contracts.api.serializers import StorableCharField
 from contracts.models import AuditEvent, FindingDecision, ReviewDecision, ReviewState, ReviewTask
 from contracts.review.workflow import MAX_RESPONSE_CHARS
 
@@ -27,11 +28,11 @@ class DecisionInputSerializer(serializers.Serializer):
     corrected = serializers.JSONField(
         required=False, allow_null=True, help_text="For `correct`: the finding fields to change, e.g. label or span."
     )
-    note = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+    note = StorableCharField(required=False, allow_blank=True, max_length=2000, default="")
 
 
 class ResponseInputSerializer(serializers.Serializer):
-    text = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=MAX_RESPONSE_CHARS)
+    text = StorableCharField(allow_blank=True, trim_whitespace=False, max_length=MAX_RESPONSE_CHARS)
 
 
 class ReassignInputSerializer(serializers.Serializer):

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
@@ -144,7 +145,9 @@ class ReviewTaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         to_user = get_user_model().objects.filter(username=incoming.validated_data["username"]).first()
         if to_user is None:
             # The same answer as for a user of another organisation: usernames elsewhere are none of our business.
-            return error_response("invalid_assignee", "The new assignee must be a reviewer of this organisation.", 400)
+            return error_response(
+                "invalid_assignee", _("The new assignee must be a reviewer of this organisation."), 400
+            )
         task = review_task_reassign(
             task_id=pk, admin_user=request_user(request), to_user=to_user, organisation=self._organisation()
         )

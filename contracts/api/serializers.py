@@ -7,6 +7,7 @@ import json
 from typing import Any, cast
 
 from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -16,10 +17,21 @@ from contracts.api.progress_serializers import DeadlineSerializer
 from contracts.api.result_schema import ResultDataField
 from contracts.hotline.deadlines.clock import deadline_data
 from contracts.models import Document, DocumentKind, Job, JobState, Result
-from contracts.storable import UNSTORABLE_MESSAGE, json_storable
+from contracts.storable import unstorable_character, unstorable_message
 from contracts.tenancy.personal_data import document_text_masked, result_data_masked
 
 METADATA_FIELDS = ("channel", "region", "caller_reference")
+
+
+class StorableCharField(serializers.CharField):
+    """A CharField that refuses a NUL or lone surrogate by naming the character and the field (DRF's own check,
+    which runs after this, says only that "null characters" are not allowed)."""
+
+    def to_internal_value(self, data: Any) -> str:
+        value = super().to_internal_value(data)
+        if (character := unstorable_character(value)) is not None:
+            raise serializers.ValidationError(unstorable_message(character))
+        return value
 
 
 class MetadataField(serializers.JSONField):
@@ -30,13 +42,13 @@ class MetadataField(serializers.JSONField):
             try:
                 data = json.loads(data) if data.strip() else {}
             except json.JSONDecodeError as exc:
-                raise serializers.ValidationError("metadata must be a JSON object.") from exc
+                raise serializers.ValidationError(_("metadata must be a JSON object.")) from exc
         if not isinstance(data, dict):
-            raise serializers.ValidationError("metadata must be a JSON object.")
-        if not json_storable(data):
-            raise serializers.ValidationError(f"metadata {UNSTORABLE_MESSAGE}.")
+            raise serializers.ValidationError(_("metadata must be a JSON object."))
+        if (character := unstorable_character(data)) is not None:
+            raise serializers.ValidationError(unstorable_message(character))
         if len(json.dumps(data, ensure_ascii=False)) > 10_000:
-            raise serializers.ValidationError("metadata is larger than 10,000 characters.")
+            raise serializers.ValidationError(_("metadata is larger than 10,000 characters."))
         return data
 
 
@@ -44,20 +56,20 @@ class SubmitSerializer(serializers.Serializer):
     """A document to analyse: `text` (JSON or form) or `file` (multipart), never both."""
 
     kind = serializers.ChoiceField(choices=DocumentKind.choices)
-    text = serializers.CharField(required=False, trim_whitespace=False, allow_blank=True)
+    text = StorableCharField(required=False, trim_whitespace=False, allow_blank=True)
     file = serializers.FileField(required=False, allow_empty_file=True)
-    title = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
-    reference = serializers.CharField(
+    title = StorableCharField(required=False, allow_blank=True, max_length=300, default="")
+    reference = StorableCharField(
         required=False,
         allow_blank=True,
         max_length=200,
         default="",
         help_text="The caller's own reference, e.g. a ticket number.",
     )
-    channel = serializers.CharField(
+    channel = StorableCharField(
         required=False, allow_blank=True, max_length=50, help_text="Ticket channel, e.g. phone, web, app."
     )
-    region = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    region = StorableCharField(required=False, allow_blank=True, max_length=100)
     received_at = PastMomentField(
         required=False,
         help_text="A ticket: when the citizen called or wrote (ISO 8601 with timezone); its time limit counts from "
@@ -69,12 +81,12 @@ class SubmitSerializer(serializers.Serializer):
         has_text, has_file = "text" in attrs, "file" in attrs
         if has_text == has_file:
             raise serializers.ValidationError(
-                {"non_field_errors": ["Send either `text` or `file`, not both."]}
+                {"non_field_errors": [_("Send either `text` or `file`, not both.")]}
                 if has_text
-                else {"text": ["Send `text` or a `file`."]}
+                else {"text": [_("Send `text` or a `file`.")]}
             )
         if has_text and not attrs["text"].strip():
-            raise serializers.ValidationError({"text": ["The text is empty."]})
+            raise serializers.ValidationError({"text": [_("The text is empty.")]})
         metadata = dict(attrs.get("metadata") or {})
         for name in ("channel", "region"):
             if attrs.get(name):
@@ -93,7 +105,7 @@ class SubmitSerializer(serializers.Serializer):
 class SubmitTextSerializer(SubmitSerializer):
     """A submission as JSON text (schema only: `SubmitSerializer` validates both forms)."""
 
-    text = serializers.CharField(trim_whitespace=False)
+    text = StorableCharField(trim_whitespace=False)
     file = None  # type: ignore[assignment]  # None takes the inherited field out (DRF)
 
 

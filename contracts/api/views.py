@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -97,20 +98,22 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         try:
             incoming = SubmitSerializer(data=request.data)
         except RequestDataTooBig:
-            return error_response("file_too_large", "The request body is too large.", 413)
+            return error_response("file_too_large", _("The request body is too large."), 413)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
         upload = data.get("file")
         if upload is not None and upload.size > settings.DOCGATE_MAX_UPLOAD_BYTES:
             raise IntakeError(
-                "file_too_large", f"The file exceeds the limit of {settings.DOCGATE_MAX_UPLOAD_BYTES} bytes.", 413
+                "file_too_large",
+                _("The file exceeds the limit of %(n)s bytes.") % {"n": settings.DOCGATE_MAX_UPLOAD_BYTES},
+                413,
             )
         submission = _submission(data, upload)
         organisation = request_organisation(request)
         assert organisation is not None
         key = request.META.get("HTTP_IDEMPOTENCY_KEY", "").strip()
         if len(key) > MAX_KEY_LENGTH:
-            return error_response("invalid_idempotency_key", "Idempotency-Key is longer than 255 characters.", 400)
+            return error_response("invalid_idempotency_key", _("Idempotency-Key is longer than 255 characters."), 400)
 
         def answer() -> tuple[int, Any]:
             outcome = document_submit(
@@ -143,7 +146,7 @@ class DocumentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if result is None:
             job = document.latest_job()
             return error_response(
-                "result_not_ready", "The document has no result yet.", 404, job_state=job.state if job else None
+                "result_not_ready", _("The document has no result yet."), 404, job_state=job.state if job else None
             )
         return Response(ResultSerializer(result, context=self.get_serializer_context()).data)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
@@ -14,7 +15,7 @@ from rest_framework.views import APIView
 from contracts.api.auth import request_organisation, request_user
 from contracts.api.errors import error_response
 from contracts.api.permissions import IsOrganisationAdmin
-from contracts.api.serializers import ErrorSerializer
+from contracts.api.serializers import ErrorSerializer, StorableCharField
 from contracts.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 from contracts.webhooks.delivery import WebhookRedeliveryRefused, webhook_redeliver
 from contracts.webhooks.endpoints import webhook_endpoint_configure
@@ -26,7 +27,7 @@ CONFLICT = {409: OpenApiResponse(ErrorSerializer)}
 
 
 class WebhookConfigInputSerializer(serializers.Serializer):
-    url = serializers.CharField(max_length=500, help_text="An https:// URL on the public internet.")
+    url = StorableCharField(max_length=500, help_text="An https:// URL on the public internet.")
     secret = serializers.CharField(
         required=False,
         min_length=MIN_PLAIN_SECRET_CHARS,
@@ -106,7 +107,7 @@ class WebhookEndpointView(APIView):
     def get(self, request: Request) -> Response:
         endpoint = WebhookEndpoint.objects.filter(organisation=request_organisation(request)).first()
         if endpoint is None:
-            return error_response("webhook_not_configured", "No webhook endpoint is configured.", 404)
+            return error_response("webhook_not_configured", _("No webhook endpoint is configured."), 404)
         return Response(WebhookEndpointSerializer(endpoint).data)
 
     @extend_schema(request=WebhookConfigInputSerializer, responses={200: WebhookEndpointCreatedSerializer, **ERRORS})
@@ -165,7 +166,7 @@ class WebhookRedeliverView(APIView):
         try:
             delivery = webhook_redeliver(delivery_id=delivery_id, organisation=organisation, user=request_user(request))
         except WebhookDelivery.DoesNotExist:
-            return error_response("not_found", "No such webhook delivery.", 404)
+            return error_response("not_found", _("No such webhook delivery."), 404)
         except WebhookRedeliveryRefused as exc:
             return error_response(exc.code, exc.message, exc.status)
         return Response(WebhookDeliverySerializer(delivery).data, status=status.HTTP_202_ACCEPTED)

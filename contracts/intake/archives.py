@@ -12,6 +12,7 @@ from xml.etree.ElementTree import Element, ParseError
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring, iterparse
+from django.utils.translation import gettext as _
 
 from contracts.intake.errors import ExtractionError
 
@@ -44,12 +45,14 @@ def archive_members(archive: zipfile.ZipFile, *, limit: int, what: str) -> list[
     """The archive's members, refused as `archive_too_large` when their declared sizes add up past `limit`."""
     members = archive.infolist()
     if sum(info.file_size for info in members) > limit:
-        raise ExtractionError("archive_too_large", f"The {what} expands beyond the allowed size.")
+        raise ExtractionError(
+            "archive_too_large", _("The %(what)s expands beyond the allowed size.") % {"what": _(what)}
+        )
     return members
 
 
 def _damaged(code: str, what: str) -> ExtractionError:
-    return ExtractionError(code, f"The {what}'s zip archive is damaged.")
+    return ExtractionError(code, _("The %(what)s's zip archive is damaged.") % {"what": _(what)})
 
 
 def _member_open(archive: zipfile.ZipFile, name: str, code: str, what: str) -> IO[bytes]:
@@ -68,14 +71,18 @@ def archive_member_read(archive: zipfile.ZipFile, name: str, *, limit: int, code
             while chunk := member.read(_CHUNK):
                 out.write(chunk)
                 if out.tell() > limit:
-                    raise ExtractionError("archive_too_large", f"The {what} expands beyond the allowed size.")
+                    raise ExtractionError(
+                        "archive_too_large", _("The %(what)s expands beyond the allowed size.") % {"what": _(what)}
+                    )
         except ZIP_ERRORS as exc:
             raise _damaged(code, what) from exc
     return out.getvalue()
 
 
 def _dtd_refusal(code: str, what: str) -> ExtractionError:
-    return ExtractionError(code, f"The {what} declares a DTD (where entities are declared), which DocGate refuses.")
+    return ExtractionError(
+        code, _("The %(what)s declares a DTD (where entities are declared), which DocGate refuses.") % {"what": _(what)}
+    )
 
 
 def xml_parsed(xml: bytes, *, code: str, what: str) -> Element:
@@ -86,7 +93,7 @@ def xml_parsed(xml: bytes, *, code: str, what: str) -> Element:
     except DefusedXmlException as exc:
         raise _dtd_refusal(code, what) from exc
     except ParseError as exc:
-        raise ExtractionError(code, f"The {what}'s XML is malformed.") from exc
+        raise ExtractionError(code, _("The %(what)s's XML is malformed.") % {"what": _(what)}) from exc
 
 
 class _SmallReads:
@@ -111,6 +118,6 @@ def xml_prolog_check(archive: zipfile.ZipFile, name: str, *, code: str, what: st
         except DefusedXmlException as exc:
             raise _dtd_refusal(code, what) from exc
         except ParseError as exc:
-            raise ExtractionError(code, f"The {what}'s XML is malformed.") from exc
+            raise ExtractionError(code, _("The %(what)s's XML is malformed.") % {"what": _(what)}) from exc
         except ZIP_ERRORS as exc:
             raise _damaged(code, what) from exc

@@ -52,7 +52,10 @@ def body_spooled(stream: IO[bytes], limit: int) -> tuple[IO[bytes], int] | None:
 
 
 def _refusal(code: str, message: str, status: int) -> JsonResponse:
-    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+    # As DRF renders the API's other errors: the message's own characters, not \u escapes.
+    return JsonResponse(
+        {"error": {"code": code, "message": message}}, status=status, json_dumps_params={"ensure_ascii": False}
+    )
 
 
 def _too_large() -> JsonResponse:

@@ -8,6 +8,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from contracts.intake.archives import (
     archive_member_read,
     archive_members,
@@ -53,7 +56,7 @@ def sniff_content_type(data: bytes) -> str:
     return TEXT
 
 
-_BINARY_MESSAGE = (
+_BINARY_MESSAGE = gettext_noop(
     "The file contains binary data DocGate does not read. Send .txt, .docx, .doc, .rtf, .odt, .pdf or an image."
 )
 
@@ -70,7 +73,7 @@ def text_decode(data: bytes) -> Decoded:
         codec = utf16_without_bom(data)
         decoded = _strict(data, codec, codec) if codec else None
         if decoded is None:
-            raise ExtractionError("binary_content", _BINARY_MESSAGE)
+            raise ExtractionError("binary_content", _(_BINARY_MESSAGE))
     else:
         decoded = _strict(data, "utf-8", "utf-8")
         if decoded is None:
@@ -80,15 +83,16 @@ def text_decode(data: bytes) -> Decoded:
                 first, second = exc.encodings
                 raise ExtractionError(
                     "ambiguous_encoding",
-                    f"The text reads equally well as {first} and as {second}; re-save it as UTF-8.",
+                    _("The text reads equally well as %(first)s and as %(second)s; re-save it as UTF-8.")
+                    % {"first": first, "second": second},
                 ) from exc
     if decoded is None:
         raise ExtractionError(
             "undecodable_text",
-            "The text is not valid UTF-8, UTF-16, GB18030 or Big5-HKSCS. Re-save it as UTF-8.",
+            _("The text is not valid UTF-8, UTF-16, GB18030 or Big5-HKSCS. Re-save it as UTF-8."),
         )
     if _BINARY_CONTROL.search(decoded.text):
-        raise ExtractionError("binary_content", _BINARY_MESSAGE)
+        raise ExtractionError("binary_content", _(_BINARY_MESSAGE))
     return decoded
 
 
@@ -103,12 +107,12 @@ def _strict(data: bytes, codec: str, name: str) -> Decoded | None:
 def docx_opened(data: bytes, limits: ExtractionLimits) -> Iterator[zipfile.ZipFile]:
     """Open a .docx archive and check it cheaply: a valid zip, within the expansion limit, with a document."""
     archive = archive_open(
-        data, code="invalid_docx", message="The file looks like a .docx but is not a valid zip archive."
+        data, code="invalid_docx", message=_("The file looks like a .docx but is not a valid zip archive.")
     )
     with archive:
         archive_members(archive, limit=limits.max_unzipped_bytes, what=".docx")
         if DOCUMENT_XML not in archive.namelist():
-            raise ExtractionError("invalid_docx", "The zip archive is not a Word document (no word/document.xml).")
+            raise ExtractionError("invalid_docx", _("The zip archive is not a Word document (no word/document.xml)."))
         yield archive
 
 
@@ -117,9 +121,13 @@ def docx_text(data: bytes, limits: ExtractionLimits) -> str:
     declares a DTD (in any encoding)."""
     with docx_opened(data, limits) as archive:
         xml = archive_member_read(
-            archive, DOCUMENT_XML, limit=limits.max_unzipped_bytes, code="invalid_docx", what="Word document"
+            archive,
+            DOCUMENT_XML,
+            limit=limits.max_unzipped_bytes,
+            code="invalid_docx",
+            what=gettext_noop("Word document"),
         )
-    root = xml_parsed(xml, code="invalid_docx", what="Word document")
+    root = xml_parsed(xml, code="invalid_docx", what=gettext_noop("Word document"))
     paragraphs: list[str] = []
     for paragraph in root.iter(f"{WORD_NS}p"):
         parts: list[str] = []
@@ -139,15 +147,15 @@ def intake_check(data: bytes, limits: ExtractionLimits) -> Extracted | None:
     whose text the worker extracts (`extract`). Raises ExtractionError for what can be refused at once, including
     a type whose converter this machine lacks."""
     if not data:
-        raise ExtractionError("empty_file", "The file is empty.")
+        raise ExtractionError("empty_file", _("The file is empty."))
     content_type = sniff_content_type(data)
     if content_type == PDF:
         pdf_check(data, limits)
     elif content_type == DOCX:
         with docx_opened(data, limits) as archive:
-            xml_prolog_check(archive, DOCUMENT_XML, code="invalid_docx", what="Word document")
+            xml_prolog_check(archive, DOCUMENT_XML, code="invalid_docx", what=gettext_noop("Word document"))
     elif content_type in IMAGE_TYPES:
-        converter_require("ocr", "An image")
+        converter_require("ocr", _("An image"))
     elif content_type in OFFICE_TYPES:
         office_check(data, content_type, limits)
     else:
@@ -159,9 +167,11 @@ def _text_checked(
     content_type: str, decoded: Decoded, limits: ExtractionLimits, ocr: dict[str, Any] | None = None
 ) -> Extracted:
     if not decoded.text.strip():
-        raise ExtractionError("empty_text", "The document contains no text.")
+        raise ExtractionError("empty_text", _("The document contains no text."))
     if len(decoded.text) > limits.max_text_chars:
-        raise ExtractionError("text_too_long", f"The text is longer than {limits.max_text_chars} characters.")
+        raise ExtractionError(
+            "text_too_long", _("The text is longer than %(n)s characters.") % {"n": limits.max_text_chars}
+        )
     return Extracted(
         text=decoded.text,
         content_type=content_type,
@@ -182,11 +192,12 @@ def _pdf_extracted(data: bytes, limits: ExtractionLimits) -> Extracted:
         hint = (
             ""
             if converter_status("ocr").available
-            else f" OCR is not installed here ({converter_status('ocr').detail})."
+            else " " + _("OCR is not installed here (%(detail)s).") % {"detail": converter_status("ocr").detail}
         )
         raise ExtractionError(
             "pdf_without_text",
-            f"The PDF has no text layer (it is probably a scan).{hint} Send a text PDF, .docx or .txt.",
+            _("The PDF has no text layer (it is probably a scan).%(hint)s Send a text PDF, .docx or .txt.")
+            % {"hint": hint},
         )
     return _text_checked(PDF, Decoded(text, "", 1.0), limits)
 
@@ -194,7 +205,7 @@ def _pdf_extracted(data: bytes, limits: ExtractionLimits) -> Extracted:
 def extract(data: bytes, limits: ExtractionLimits) -> Extracted:
     """Return the text of an upload; raise ExtractionError with a clear reason when it cannot be read."""
     if not data:
-        raise ExtractionError("empty_file", "The file is empty.")
+        raise ExtractionError("empty_file", _("The file is empty."))
     content_type = sniff_content_type(data)
     if content_type == PDF:
         return _pdf_extracted(data, limits)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from contracts.models import IdempotencyRecord, Organisation
 from contracts.refusals import Refused
@@ -20,7 +21,7 @@ class IdempotencyConflict(Refused):
     status = 409
 
     def __init__(self, key: str) -> None:
-        super().__init__("idempotency_conflict", "This Idempotency-Key was used with a different request.")
+        super().__init__("idempotency_conflict", _("This Idempotency-Key was used with a different request."))
         self.key = key
 
 

@@ -11,6 +11,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from contracts.intake.errors import ExtractionError, ExtractionLimits
 from contracts.intake.pdf import pdf_page_texts
 from contracts.intake.sandbox import OCR_LANGUAGES, converter_require, run_converter, workspace
@@ -57,7 +60,7 @@ def _page_confidences(folder: Path) -> dict[int, float]:
 def ocr_text(data: bytes, content_type: str, limits: ExtractionLimits) -> tuple[str, dict[str, Any]]:
     """Read a scanned PDF or an image; return the text and what OCR did: `{"pages": [{"page", "ocr",
     "confidence"}], "languages"}`. Pages with a text layer are read from it, without OCR."""
-    converter_require("ocr", "A scanned document or image")
+    converter_require("ocr", _("A scanned document or image"))
     with workspace() as folder:
         source = folder / f"input{IMAGE_TYPES.get(content_type, '.pdf')}"
         source.write_bytes(data)
@@ -68,10 +71,10 @@ def ocr_text(data: bytes, content_type: str, limits: ExtractionLimits) -> tuple[
             "-l", "+".join(OCR_LANGUAGES), "--tesseract-config", str(folder / "tsv.cfg"), "--keep-temporary-files",
             "--image-dpi", str(IMAGE_DPI), str(source), str(output),
         ]  # fmt: skip
-        result = run_converter(argv, folder=folder, timeout_s=limits.conversion_timeout_s, what="scan")
+        result = run_converter(argv, folder=folder, timeout_s=limits.conversion_timeout_s, what=gettext_noop("scan"))
         if result.returncode != 0 or not output.exists():
             reason = (result.stderr.strip().splitlines() or ["no output"])[-1][:300]
-            raise ExtractionError("ocr_failed", f"OCR could not read the document: {reason}")
+            raise ExtractionError("ocr_failed", _("OCR could not read the document: %(reason)s") % {"reason": reason})
         confidences = _page_confidences(folder)
         texts = pdf_page_texts(output.read_bytes(), limits)
     pages = [

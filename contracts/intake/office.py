@@ -12,6 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from contracts.intake.archives import archive_members, archive_open, xml_prolog_check
 from contracts.intake.errors import ExtractionError, ExtractionLimits
 from contracts.intake.sandbox import converter_require, run_converter, workspace
@@ -54,10 +57,10 @@ def sniff_office(data: bytes) -> str | None:
 def office_check(data: bytes, content_type: str, limits: ExtractionLimits) -> None:
     """The intake check: the converter is installed, and an .odt is a zip that does not expand too far and whose
     XML declares no entities (LibreOffice would expand them)."""
-    converter_require("office", "A legacy Office document (.doc, .wps, .rtf, .odt)")
+    converter_require("office", _("A legacy Office document (.doc, .wps, .rtf, .odt)"))
     if content_type != ODT:
         return
-    with archive_open(data, code="invalid_office", message="The .odt document is not a valid archive.") as archive:
+    with archive_open(data, code="invalid_office", message=_("The .odt document is not a valid archive.")) as archive:
         for info in archive_members(archive, limit=limits.max_unzipped_bytes, what=".odt"):
             if info.filename.lower().endswith(".xml"):
                 # A bare DOCTYPE is kept: OpenOffice 2 wrote one, naming the ODF 1.0 DTD, into its manifest.
@@ -84,7 +87,7 @@ def libreoffice_profile(folder: Path) -> Path:
 
 def office_text(data: bytes, content_type: str, limits: ExtractionLimits) -> str:
     """Convert the document to UTF-8 text with LibreOffice; refuse what it cannot read or what is too long."""
-    converter_require("office", "A legacy Office document (.doc, .wps, .rtf, .odt)")
+    converter_require("office", _("A legacy Office document (.doc, .wps, .rtf, .odt)"))
     with workspace() as folder:
         source = folder / f"input{OFFICE_TYPES[content_type]}"
         source.write_bytes(data)
@@ -104,10 +107,10 @@ def office_text(data: bytes, content_type: str, limits: ExtractionLimits) -> str
             str(out),
             str(source),
         ]
-        run_converter(argv, folder=folder, timeout_s=limits.conversion_timeout_s, what="Office document")
+        run_converter(argv, folder=folder, timeout_s=limits.conversion_timeout_s, what=gettext_noop("Office document"))
         converted = out / "input.txt"
         if not converted.exists():
-            raise ExtractionError("invalid_office", "LibreOffice could not read the document.")
+            raise ExtractionError("invalid_office", _("LibreOffice could not read the document."))
         if converted.stat().st_size > 4 * limits.max_text_chars:
-            raise ExtractionError("text_too_long", "The document holds more text than DocGate accepts.")
+            raise ExtractionError("text_too_long", _("The document holds more text than DocGate accepts."))
         return converted.read_text(encoding="utf-8-sig", errors="replace").replace("\r\n", "\n")

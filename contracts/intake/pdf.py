@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
+from django.utils.translation import gettext as _
+
 from contracts.intake.errors import ExtractionError, ExtractionLimits
 
 # PDFium may be called from one thread at a time per process, even for different documents (pypdfium2's rule).
@@ -26,14 +28,16 @@ def pdf_opened(data: bytes, limits: ExtractionLimits) -> Iterator[Any]:
         except pdfium.PdfiumError as exc:
             if "password" in str(exc).lower():
                 raise ExtractionError(
-                    "encrypted_pdf", "The PDF is password-protected; send an unprotected copy."
+                    "encrypted_pdf", _("The PDF is password-protected; send an unprotected copy.")
                 ) from exc
-            raise ExtractionError("invalid_pdf", "The PDF cannot be read.") from exc
+            raise ExtractionError("invalid_pdf", _("The PDF cannot be read.")) from exc
         try:
             pages = len(document)
             if pages > limits.max_pdf_pages:
                 raise ExtractionError(
-                    "too_many_pages", f"The PDF has {pages} pages; the limit is {limits.max_pdf_pages}."
+                    "too_many_pages",
+                    _("The PDF has %(pages)s pages; the limit is %(limit)s.")
+                    % {"pages": pages, "limit": limits.max_pdf_pages},
                 )
             yield document
         finally:
@@ -80,11 +84,13 @@ def pdf_pages(data: bytes, limits: ExtractionLimits) -> list[PdfPage]:
                 textpage.close()
                 page.close()
             except pdfium.PdfiumError as exc:
-                raise ExtractionError("invalid_pdf", f"Page {number + 1} of the PDF cannot be read.") from exc
+                raise ExtractionError(
+                    "invalid_pdf", _("Page %(n)s of the PDF cannot be read.") % {"n": number + 1}
+                ) from exc
             text = text.replace("\r\n", "\n").replace("\r", "\n")
             total += len(text)
             if total > limits.max_text_chars:
-                raise ExtractionError("text_too_long", "The PDF holds more text than DocGate accepts.")
+                raise ExtractionError("text_too_long", _("The PDF holds more text than DocGate accepts."))
             pages.append(PdfPage(text, has_image))
         return pages
 

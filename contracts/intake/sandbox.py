@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.utils.translation import gettext as _
+
 from contracts.intake.errors import ExtractionError
 from contracts.intake.isolation import isolation_argv
 
@@ -71,7 +73,8 @@ def converter_require(name: str, what: str) -> None:
     if not state.available:
         raise ConverterMissing(
             "converter_missing",
-            f"{what} cannot be read on this server ({state.detail}). Send a text PDF, .docx or .txt.",
+            _("%(what)s cannot be read on this server (%(detail)s). Send a text PDF, .docx or .txt.")
+            % {"what": what, "detail": state.detail},
         )
 
 
@@ -112,7 +115,9 @@ def run_converter(
         stdout, stderr = process.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         raise ExtractionError(
-            "conversion_timeout", f"Converting the {what} took longer than {timeout_s:.0f} s and was stopped."
+            "conversion_timeout",
+            _("Converting the %(what)s took longer than %(seconds).0f s and was stopped.")
+            % {"what": _(what), "seconds": timeout_s},
         ) from None
     finally:
         # However the wait ended (the converter's exit, the timeout, an exception in this worker: a soft time limit,

@@ -14,13 +14,14 @@ from typing import Any
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from contracts.audit import audit_record
 from contracts.broker import job_send_on_commit
 from contracts.intake.extraction import ExtractionError, ExtractionLimits, intake_check, sniff_content_type
 from contracts.models import ApiKey, Document, DocumentKind, DocumentSource, Job, JobPhase, Organisation
 from contracts.refusals import Refused
-from contracts.storable import UNSTORABLE_MESSAGE, json_storable
+from contracts.storable import unstorable_character, unstorable_message
 
 logger = logging.getLogger(__name__)
 
@@ -77,24 +78,30 @@ class Validated:
 def submission_validate(submission: Submission) -> Validated:
     """Check a submission cheaply (a PDF or Word file's text is read later, by the worker)."""
     if submission.kind not in DocumentKind.values:
-        raise IntakeError("unknown_kind", f"kind must be one of {', '.join(DocumentKind.values)}.")
+        raise IntakeError(
+            "unknown_kind", _("kind must be one of %(values)s.") % {"values": ", ".join(DocumentKind.values)}
+        )
     if submission.source not in DocumentSource.values:
-        raise IntakeError("unknown_source", "source must be api or portal.")
+        raise IntakeError("unknown_source", _("source must be api or portal."))
     if (submission.data is None) == (submission.text is None):
-        raise IntakeError("no_content", "Send either a file or a text, not both and not neither.")
-    if not json_storable(submission.metadata):
-        raise IntakeError("invalid_metadata", f"metadata {UNSTORABLE_MESSAGE}.")
+        raise IntakeError("no_content", _("Send either a file or a text, not both and not neither."))
+    if (character := unstorable_character(submission.metadata)) is not None:
+        raise IntakeError("invalid_metadata", unstorable_message(character, "metadata"))
     if submission.text is not None:
         text = text_sanitize(submission.text)
         if not text.strip():
-            raise IntakeError("empty_text", "The text is empty.")
+            raise IntakeError("empty_text", _("The text is empty."))
         if len(text) > settings.DOCGATE_MAX_TEXT_CHARS:
-            raise IntakeError("text_too_long", f"The text exceeds {settings.DOCGATE_MAX_TEXT_CHARS} characters.", 413)
+            raise IntakeError(
+                "text_too_long", _("The text exceeds %(n)s characters.") % {"n": settings.DOCGATE_MAX_TEXT_CHARS}, 413
+            )
         return Validated(text.encode("utf-8"), text, "text/plain", "utf-8")
     assert submission.data is not None
     if len(submission.data) > settings.DOCGATE_MAX_UPLOAD_BYTES:
         raise IntakeError(
-            "file_too_large", f"The file exceeds the limit of {settings.DOCGATE_MAX_UPLOAD_BYTES} bytes.", 413
+            "file_too_large",
+            _("The file exceeds the limit of %(n)s bytes.") % {"n": settings.DOCGATE_MAX_UPLOAD_BYTES},
+            413,
         )
     try:
         checked = intake_check(submission.data, extraction_limits())

@@ -1,4 +1,4 @@
-"""The command lines of DocGate's Celery processes, written once for `runstack` and the integration tests."""
+"""The command lines of DocGate's web server and Celery processes, written once for `runstack` and the tests."""
 
 from __future__ import annotations
 
@@ -28,6 +28,13 @@ def worker_command(
     if standalone:
         command += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
     return command
+
+
+def web_command(*, bind: str, workers: int) -> list[str]:
+    """gunicorn serving DocGate on `bind` with its settings (config/gunicorn.py: no "100 Continue" for a body past
+    the upload limit)."""
+    command = [sys.executable, "-m", "gunicorn", "-c", "python:config.gunicorn", "config.wsgi"]
+    return [*command, "--bind", bind, "--workers", str(workers)]
 
 
 def beat_command(schedule_file: str) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
@@ -11,10 +10,9 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from pydantic import ValidationError
+from django.utils.translation import gettext as _
 
 from contracts.audit import audit_record
-from contracts.findings import FINDING
 from contracts.models import (
     FindingDecision,
     Job,
@@ -31,8 +29,8 @@ from contracts.models import (
 from contracts.refusals import Refused
 from contracts.result_data import ResultData
 from contracts.result_versions import result_write
+from contracts.review.corrections import correction_problem
 from contracts.review.reviewed_data import review_result_data
-from contracts.storable import UNSTORABLE_MESSAGE, json_storable
 from contracts.webhooks.delivery import webhook_event_final
 
 # Higher first: what the safety gate held back, then disagreement, then uncertainty, then QA samples.
@@ -48,8 +46,6 @@ REASON_PRIORITY = {
 UNKNOWN_REASON_PRIORITY = 30
 REVIEWER_ROLES = (Role.REVIEWER, Role.ADMIN)
 # Fields of a finding a correction may not touch: its identity and the review marks themselves.
-PROTECTED_FINDING_FIELDS = frozenset({"id", "review", "review_note", "original"})
-MAX_CORRECTION_CHARS = 10_000
 MAX_RESPONSE_CHARS = 20_000
 
 
@@ -79,7 +75,7 @@ def reviewer_role(*, user: Any, organisation: Organisation) -> str | None:
 
 def _require_reviewer(user: Any, organisation: Organisation) -> None:
     if reviewer_role(user=user, organisation=organisation) not in REVIEWER_ROLES:
-        raise ReviewError("not_reviewer", "Only reviewers of this organisation can review.", 403)
+        raise ReviewError("not_reviewer", _("Only reviewers of this organisation can review."), 403)
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -101,7 +97,7 @@ def _task_locked(task_id: RowId, organisation: Organisation) -> ReviewTask:
     try:
         pk = task_id if isinstance(task_id, uuid.UUID) else uuid.UUID(task_id)
     except ValueError:
-        raise ReviewError("not_found", "No such review task.", 404) from None
+        raise ReviewError("not_found", _("No such review task."), 404) from None
     task = (
         ReviewTask.objects.select_for_update(of=("self",))
         .select_related("claimed_by")
@@ -109,7 +105,7 @@ def _task_locked(task_id: RowId, organisation: Organisation) -> ReviewTask:
         .first()
     )
     if task is None:
-        raise ReviewError("not_found", "No such review task.", 404)
+        raise ReviewError("not_found", _("No such review task."), 404)
     return task
 
 
@@ -118,16 +114,16 @@ def _task_held(task_id: RowId, user: Any, organisation: Organisation) -> ReviewT
     task = _task_locked(task_id, organisation)
     now = timezone.now()
     if task.state == ReviewState.FINALIZED:
-        raise ReviewError("already_finalized", "This task has already been finalized.", 409)
+        raise ReviewError("already_finalized", _("This task has already been finalized."), 409)
     if task.state != ReviewState.CLAIMED or task.claimed_by_id != user.pk:
-        raise ReviewError("claim_required", "Claim the task before working on it.", 409)
+        raise ReviewError("claim_required", _("Claim the task before working on it."), 409)
     if task.claim_expires_at is None or task.claim_expires_at <= now:
-        raise ReviewError("claim_expired", "Your claim has expired; claim the task again.", 409)
+        raise ReviewError("claim_expired", _("Your claim has expired; claim the task again."), 409)
     expires = now + timedelta(seconds=review_claim_seconds())
     # Working on a task keeps the claim alive; the filter repeats the check the lock already made.
     held = ReviewTask.objects.filter(pk=task.pk, state=ReviewState.CLAIMED, claimed_by=user, claim_expires_at__gt=now)
     if held.update(claim_expires_at=expires) != 1:
-        raise ReviewError("claim_expired", "Your claim has expired; claim the task again.", 409)
+        raise ReviewError("claim_expired", _("Your claim has expired; claim the task again."), 409)
     task.claim_expires_at = expires
     return task
 
@@ -184,9 +180,13 @@ def review_task_claim(*, task_id: RowId, user: Any, organisation: Organisation) 
         )
         if updated != 1:
             if task.state == ReviewState.FINALIZED:
-                raise ReviewError("already_finalized", "This task has already been finalized.", 409)
-            holder = task.claimed_by.get_username() if task.claimed_by is not None else "another reviewer"
-            raise ReviewError("claimed_by_other", f"{holder} holds this task until {_iso(task.claim_expires_at)}.", 409)
+                raise ReviewError("already_finalized", _("This task has already been finalized."), 409)
+            holder = task.claimed_by.get_username() if task.claimed_by is not None else _("another reviewer")
+            message = _("%(holder)s holds this task until %(until)s.") % {
+                "holder": holder,
+                "until": _iso(task.claim_expires_at),
+            }
+            raise ReviewError("claimed_by_other", message, 409)
         taken_over = before["state"] == ReviewState.CLAIMED and before["claimed_by"] != user.get_username()
         _audit_transition(task, "review.claim_taken_over" if taken_over else "review.claimed", user, before)
     return task
@@ -203,7 +203,7 @@ def review_task_release(*, task_id: RowId, user: Any, organisation: Organisation
             releasable = releasable.filter(claimed_by=user)
         if releasable.update(state=ReviewState.OPEN, claimed_by=None, claim_expires_at=None) != 1:
             raise ReviewError(
-                "claim_required", "Only the reviewer holding this task (or an admin) can release it.", 409
+                "claim_required", _("Only the reviewer holding this task (or an admin) can release it."), 409
             )
         _audit_transition(task, "review.released", user, before)
     return task
@@ -212,16 +212,16 @@ def review_task_release(*, task_id: RowId, user: Any, organisation: Organisation
 def review_task_reassign(*, task_id: RowId, admin_user: Any, to_user: Any, organisation: Organisation) -> ReviewTask:
     """Hand a task to another reviewer of the organisation with a fresh claim (admins only)."""
     if reviewer_role(user=admin_user, organisation=organisation) != Role.ADMIN:
-        raise ReviewError("not_admin", "Only an admin of this organisation can reassign review tasks.", 403)
+        raise ReviewError("not_admin", _("Only an admin of this organisation can reassign review tasks."), 403)
     if reviewer_role(user=to_user, organisation=organisation) not in REVIEWER_ROLES:
-        raise ReviewError("invalid_assignee", "The new assignee must be a reviewer of this organisation.", 400)
+        raise ReviewError("invalid_assignee", _("The new assignee must be a reviewer of this organisation."), 400)
     with transaction.atomic():
         task = _task_locked(task_id, organisation)
         before = _snapshot(task)
         expires = timezone.now() + timedelta(seconds=review_claim_seconds())
         open_or_claimed = ReviewTask.objects.filter(pk=task.pk, state__in=[ReviewState.OPEN, ReviewState.CLAIMED])
         if open_or_claimed.update(state=ReviewState.CLAIMED, claimed_by=to_user, claim_expires_at=expires) != 1:
-            raise ReviewError("already_finalized", "This task has already been finalized.", 409)
+            raise ReviewError("already_finalized", _("This task has already been finalized."), 409)
         _audit_transition(task, "review.reassigned", admin_user, before)
     return task
 
@@ -230,36 +230,6 @@ def _findings_of(task: ReviewTask) -> list[dict[str, Any]]:
     latest = task.document.latest_result()
     findings = (latest.data or {}).get("findings", []) if latest is not None else []
     return [finding for finding in findings if isinstance(finding, dict)]
-
-
-def _correction_check(corrected: Any, finding: dict[str, Any], text_length: int) -> dict[str, Any]:
-    """Validate a partial finding for a correction of `finding`: the corrected finding must still be a finding of
-    its kind (`contracts.findings.Finding`); return it or raise invalid_correction."""
-    if not isinstance(corrected, dict) or not corrected:
-        raise ReviewError("invalid_correction", "`corrected` must be a non-empty object of finding fields.")
-    touched = sorted(PROTECTED_FINDING_FIELDS & corrected.keys())
-    if touched:
-        raise ReviewError("invalid_correction", f"These fields cannot be corrected: {', '.join(touched)}.")
-    if not json_storable(corrected):
-        raise ReviewError("invalid_correction", f"`corrected` {UNSTORABLE_MESSAGE}.")
-    if len(json.dumps(corrected, ensure_ascii=False)) > MAX_CORRECTION_CHARS:
-        raise ReviewError("invalid_correction", f"`corrected` is larger than {MAX_CORRECTION_CHARS} characters.")
-    span = corrected.get("span")
-    if span is not None and not (
-        isinstance(span, list)
-        and len(span) == 2
-        and all(isinstance(n, int) and not isinstance(n, bool) for n in span)
-        and 0 <= span[0] <= span[1] <= text_length
-    ):
-        raise ReviewError("invalid_correction", f"`span` must be [start, end] within the text (0..{text_length}).")
-    try:
-        FINDING.validate_python({**finding, **corrected})
-    except ValidationError as exc:
-        wrong = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or e['loc'][0]}: {e['msg']}" for e in exc.errors()[:5])
-        raise ReviewError(
-            "invalid_correction", f"The corrected finding is not a {finding.get('kind')}: {wrong}."
-        ) from exc
-    return corrected
 
 
 def _decision_view(decision: FindingDecision | None) -> dict[str, Any] | None:
@@ -281,19 +251,25 @@ def review_finding_decide(
     """Record approve / correct / reject for one finding of the task's latest result; a new call replaces it."""
     _require_reviewer(user, organisation)
     if decision not in ReviewDecision.values:
-        raise ReviewError("invalid_decision", f"decision must be one of {', '.join(ReviewDecision.values)}.")
+        raise ReviewError(
+            "invalid_decision", _("decision must be one of %(values)s.") % {"values": ", ".join(ReviewDecision.values)}
+        )
     if decision != ReviewDecision.CORRECT and corrected is not None:
-        raise ReviewError("invalid_correction", "`corrected` is only accepted with the decision `correct`.")
+        raise ReviewError("invalid_correction", _("`corrected` is only accepted with the decision `correct`."))
     with transaction.atomic():
         task = _task_held(task_id, user, organisation)
         finding = next((f for f in _findings_of(task) if str(f.get("id")) == finding_id), None)
         if finding is None:
-            raise ReviewError("unknown_finding", f"The result under review has no finding {finding_id!r}.")
+            raise ReviewError(
+                "unknown_finding", _("The result under review has no finding %(id)r.") % {"id": finding_id}
+            )
         if decision == ReviewDecision.CORRECT:
-            corrected = _correction_check(corrected, finding, len(task.document.text))
+            problem = correction_problem(corrected, finding, len(task.document.text))
+            if problem is not None:
+                raise ReviewError("invalid_correction", problem)
         previous = FindingDecision.objects.filter(task=task, finding_id=finding_id).first()
         before = _decision_view(previous)
-        stored, _ = FindingDecision.objects.update_or_create(
+        stored, _created = FindingDecision.objects.update_or_create(
             task=task,
             finding_id=finding_id,
             defaults={
@@ -319,7 +295,7 @@ def review_response_edit(*, task_id: RowId, user: Any, organisation: Organisatio
     """Replace the outgoing response text of a task the user holds."""
     _require_reviewer(user, organisation)
     if len(text) > MAX_RESPONSE_CHARS:
-        raise ReviewError("response_too_long", f"The response exceeds {MAX_RESPONSE_CHARS} characters.")
+        raise ReviewError("response_too_long", _("The response exceeds %(n)s characters.") % {"n": MAX_RESPONSE_CHARS})
     with transaction.atomic():
         task = _task_held(task_id, user, organisation)
         before = {"response_text": task.response_text}
@@ -344,7 +320,7 @@ def review_task_finalize(*, task_id: RowId, user: Any, organisation: Organisatio
         before = _snapshot(task)
         latest = Result.objects.filter(document_id=task.document_id).order_by("-version").first()
         if latest is None:
-            raise ReviewError("no_result", "The document has no result to review.", 409)
+            raise ReviewError("no_result", _("The document has no result to review."), 409)
         now = timezone.now()
         decisions = {decision.finding_id: decision for decision in task.decisions.all()}
         result = result_write(
@@ -371,7 +347,7 @@ def review_task_finalize(*, task_id: RowId, user: Any, organisation: Organisatio
             claim_expires_at=None,
         )
         if won != 1:
-            raise ReviewError("already_finalized", "Another finalize of this task got there first.", 409)
+            raise ReviewError("already_finalized", _("Another finalize of this task got there first."), 409)
         job_done = Job.objects.filter(pk=task.job_id, state=JobState.NEEDS_REVIEW).update(
             state=JobState.DONE, finished_at=now
         )

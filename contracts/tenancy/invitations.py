@@ -13,6 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from contracts.audit import audit_record
 from contracts.models import Invitation, Membership, Organisation
@@ -42,9 +43,9 @@ def invitation_create(*, organisation: Organisation, admin_user: Any, invitee: s
     role_checked(role)
     name = invitee_normalized(invitee)
     if not name or len(name) > MAX_INVITEE_CHARS:
-        raise MembershipError("invalid_invitee", "Give a username or an e-mail address.")
+        raise MembershipError("invalid_invitee", _("Give a username or an e-mail address."))
     if _already_member(organisation, name):
-        raise MembershipError("already_member", f"{name} is already a member.")
+        raise MembershipError("already_member", _("%(name)s is already a member.") % {"name": name})
     with transaction.atomic():
         invitation, _created = Invitation.objects.update_or_create(
             organisation=organisation,

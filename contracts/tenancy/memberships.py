@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from contracts.audit import audit_record
 from contracts.models import Membership, Organisation, Role
@@ -22,7 +23,7 @@ class MembershipError(Refused):
 def role_checked(role: str) -> str:
     """Return the role; raise MembershipError for one DocGate does not have."""
     if role not in Role.values:
-        raise MembershipError("invalid_role", f"role must be one of {', '.join(Role.values)}.")
+        raise MembershipError("invalid_role", _("role must be one of %(values)s.") % {"values": ", ".join(Role.values)})
     return role
 
 
@@ -30,7 +31,7 @@ def _keeps_an_admin(organisation: Organisation, membership: Membership) -> None:
     """Refuse a change that would leave the organisation without an admin (rows locked while deciding)."""
     admins = Membership.objects.select_for_update().filter(organisation=organisation, role=Role.ADMIN)
     if membership.role == Role.ADMIN and not admins.exclude(pk=membership.pk).exists():
-        raise MembershipError("last_admin", "The organisation needs at least one admin; appoint another first.")
+        raise MembershipError("last_admin", _("The organisation needs at least one admin; appoint another first."))
 
 
 def membership_role_change(

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from contracts.audit import audit_record
 from contracts.broker import WEBHOOK_DELIVER, backoff_delay_s, task_send_on_commit
@@ -265,11 +266,12 @@ def webhook_redeliver(*, delivery_id: RowId, organisation: Organisation, user: A
         delivery = WebhookDelivery.objects.select_related("endpoint").get(pk=delivery_id, organisation=organisation)
         if delivery.state != DeliveryState.FAILED:
             raise WebhookRedeliveryRefused(
-                "delivery_not_failed", f"Only a failed delivery is sent again; this one is {delivery.state}."
+                "delivery_not_failed",
+                _("Only a failed delivery is sent again; this one is %(state)s.") % {"state": delivery.state},
             )
         if not delivery.endpoint.active:
             raise WebhookRedeliveryRefused(
-                "webhook_inactive", "The webhook endpoint is deactivated; activate it first."
+                "webhook_inactive", _("The webhook endpoint is deactivated; activate it first.")
             )
         before = {"state": delivery.state, "attempts": delivery.attempts, "last_error": delivery.last_error}
         # Conditional, so that two redelivery requests send it once.
@@ -283,7 +285,7 @@ def webhook_redeliver(*, delivery_id: RowId, organisation: Organisation, user: A
         )
         if reopened != 1:
             raise WebhookRedeliveryRefused(
-                "delivery_not_failed", "Another request is already sending this delivery again."
+                "delivery_not_failed", _("Another request is already sending this delivery again.")
             )
         delivery.refresh_from_db()
         audit_record(

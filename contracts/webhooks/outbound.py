@@ -14,6 +14,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 
 class WebhookConfigError(ValueError):
@@ -51,13 +53,13 @@ def _address_refusal(address: str) -> str | None:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     for label, hit in (
-        ("loopback", ip.is_loopback),
-        ("link-local", ip.is_link_local),
-        ("unspecified", ip.is_unspecified),
-        ("multicast", ip.is_multicast),
-        ("reserved", ip.is_reserved),
-        ("private", ip.is_private),
-        ("not globally routable", not ip.is_global),
+        (gettext_noop("loopback"), ip.is_loopback),
+        (gettext_noop("link-local"), ip.is_link_local),
+        (gettext_noop("unspecified"), ip.is_unspecified),
+        (gettext_noop("multicast"), ip.is_multicast),
+        (gettext_noop("reserved"), ip.is_reserved),
+        (gettext_noop("private"), ip.is_private),
+        (gettext_noop("not globally routable"), not ip.is_global),
     ):
         if hit:
             return label
@@ -71,29 +73,41 @@ def webhook_target(url: str) -> WebhookTarget:
         parts = urlsplit(url.strip())
         port = parts.port
     except ValueError as exc:
-        raise WebhookUrlRefused(f"The webhook URL is malformed: {exc}.") from exc
+        raise WebhookUrlRefused(_("The webhook URL is malformed: %(error)s.") % {"error": exc}) from exc
     if parts.scheme != "https" and not (allow_private and parts.scheme == "http"):
-        raise WebhookUrlRefused("The webhook URL must use https://.")
+        raise WebhookUrlRefused(_("The webhook URL must use https://."))
     if not parts.hostname:
-        raise WebhookUrlRefused("The webhook URL has no host.")
+        raise WebhookUrlRefused(_("The webhook URL has no host."))
     if parts.username is not None or parts.password is not None:
-        raise WebhookUrlRefused("The webhook URL must not contain credentials; use the signing secret instead.")
+        raise WebhookUrlRefused(_("The webhook URL must not contain credentials; use the signing secret instead."))
     port = port or (443 if parts.scheme == "https" else 80)
     try:
         infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise WebhookUrlRefused(f"The webhook host {parts.hostname} cannot be resolved.", retryable=True) from exc
+        raise WebhookUrlRefused(
+            _("The webhook host %(host)s cannot be resolved.") % {"host": parts.hostname}, retryable=True
+        ) from exc
     addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
     if not addresses:
-        raise WebhookUrlRefused(f"The webhook host {parts.hostname} cannot be resolved.", retryable=True)
+        raise WebhookUrlRefused(
+            _("The webhook host %(host)s cannot be resolved.") % {"host": parts.hostname}, retryable=True
+        )
     if not allow_private:
         # Every address counts: a host answering with one public and one internal address is refused.
         for address in addresses:
             refusal = _address_refusal(address)
             if refusal:
-                where = address if address == parts.hostname else f"{parts.hostname} (resolves to {address})"
+                where = (
+                    address
+                    if address == parts.hostname
+                    else _("%(host)s (resolves to %(address)s)") % {"host": parts.hostname, "address": address}
+                )
                 raise WebhookUrlRefused(
-                    f"The webhook target {where} is a {refusal} address; webhooks go only to public internet addresses."
+                    _(
+                        "The webhook target %(where)s is a %(kind)s address; "
+                        "webhooks go only to public internet addresses."
+                    )
+                    % {"where": where, "kind": _(refusal)}
                 )
     return WebhookTarget(url=urlunsplit(parts), host=parts.hostname, port=port, addresses=addresses)
 

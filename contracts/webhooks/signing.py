@@ -14,6 +14,8 @@ import hmac
 import secrets
 from collections.abc import Sequence
 
+from django.utils.translation import gettext as _
+
 from contracts.webhooks.outbound import WebhookConfigError
 
 SECRET_PREFIX = "whsec_"
@@ -60,13 +62,17 @@ def webhook_secret_checked(secret: str) -> str:
         if key is not None:
             if len(key) < MIN_KEY_BYTES:
                 raise WebhookSecretRefused(
-                    f"A whsec_ secret must encode at least {MIN_KEY_BYTES} random bytes (this one has {len(key)})."
+                    _("A whsec_ secret must encode at least %(n)s random bytes (this one has %(has)s).")
+                    % {"n": MIN_KEY_BYTES, "has": len(key)}
                 )
             return secret
     if len(secret) < MIN_PLAIN_SECRET_CHARS:
         raise WebhookSecretRefused(
-            f"The secret must be whsec_ and the base64 of at least {MIN_KEY_BYTES} random bytes, "
-            f"or at least {MIN_PLAIN_SECRET_CHARS} characters."
+            _(
+                "The secret must be whsec_ and the base64 of at least %(n)s random bytes, "
+                "or at least %(chars)s characters."
+            )
+            % {"n": MIN_KEY_BYTES, "chars": MIN_PLAIN_SECRET_CHARS}
         )
     return webhook_secret_of_key(secret.encode("utf-8"))
 

@@ -164,7 +164,8 @@ def test_a_pdf_without_text_is_kept_and_its_job_fails_saying_why(acme_api: Any) 
     assert body["job"]["state"] == JobState.FAILED
     error = body["job"]["error"]
     assert error["code"] == "pdf_without_text" and error["stage"] == "extract"
-    assert "no text layer" in error["message"]
+    # The worker writes it in the default language (LANGUAGE_CODE): no request asked for another.
+    assert "没有文字层" in error["message"]
     document.refresh_from_db()
     assert document.original and document.original.read().startswith(b"%PDF-"), "nothing is lost"
 
@@ -234,7 +235,7 @@ def test_revoked_api_key_is_a_401(acme_api: Any, actors: Any) -> None:
 
     assert acme_api.get(URL).status_code == 200
     ApiKey.objects.filter(organisation=actors.acme).update(revoked_at=timezone.now())
-    response = acme_api.get(URL)
+    response = acme_api.get(URL, HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 401
     assert "revoked" in response.json()["error"]["message"]
 

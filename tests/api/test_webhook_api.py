@@ -79,7 +79,7 @@ def test_admin_may_bring_their_own_secret(ada: APIClient, actors: Any) -> None:
 )
 def test_internal_or_plain_http_targets_are_a_clear_400(ada: APIClient, settings: Any, url: str, says: str) -> None:
     settings.DOCGATE_WEBHOOK_ALLOW_PRIVATE = False
-    response = ada.put(URL, {"url": url}, format="json")
+    response = ada.put(URL, {"url": url}, format="json", HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid_webhook"
     assert says in response.json()["error"]["message"]

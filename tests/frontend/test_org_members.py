@@ -136,7 +136,7 @@ def test_an_invitation_can_be_declined_by_its_invitee_and_withdrawn_by_the_admin
 
 @pytest.mark.parametrize(
     ("invitee", "says"),
-    [("oscar", "already a member"), ("", "必填")],
+    [("oscar", "已经是成员"), ("", "必填")],
     ids=["already-member", "empty"],
 )
 def test_inviting_a_member_again_or_nobody_is_refused_with_a_message(
@@ -154,9 +154,9 @@ def test_the_last_admin_can_neither_step_down_nor_leave(client: Any, actors: Any
     _oscar(client, actors)
     oscar = Membership.objects.get(user=actors.oscar, organisation=actors.globex)
     demoted = client.post(f"/organisation/members/{oscar.pk}/role/", {"role": Role.REVIEWER}, follow=True)
-    assert "at least one admin" in _shown(demoted)[0]
+    assert "至少需要一名管理员" in _shown(demoted)[0]
     removed = client.post(f"/organisation/members/{oscar.pk}/remove/", follow=True)
-    assert "at least one admin" in _shown(removed)[0]
+    assert "至少需要一名管理员" in _shown(removed)[0]
     oscar.refresh_from_db()
     assert oscar.role == Role.ADMIN
     assert not AuditEvent.objects.filter(action__startswith="membership.").exists()

@@ -34,6 +34,15 @@ def test_app_services_share_the_environment_and_wait_for_healthy_stores(compose:
     assert "gunicorn" in compose["services"]["web"]["command"]
 
 
+def test_every_web_server_loads_docgates_gunicorn_settings(compose: dict[str, Any]) -> None:
+    # config/gunicorn.py withholds "100 Continue" from uploads past the limit (tests/api/test_expect_continue.py).
+    assert "gunicorn -c python:config.gunicorn config.wsgi" in compose["services"]["web"]["command"]
+    web = yaml.safe_load_all((ROOT / "deploy" / "k8s" / "web.yaml").read_text())
+    (container,) = next(d for d in web if d["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"]
+    assert container["command"][:4] == ["gunicorn", "-c", "python:config.gunicorn", "config.wsgi"]
+    assert 'CMD ["gunicorn", "-c", "python:config.gunicorn", "config.wsgi",' in (ROOT / "Dockerfile").read_text()
+
+
 def test_vllm_serves_gemma_2_9b_with_prefix_caching_on_a_gpu(compose: dict[str, Any]) -> None:
     vllm = compose["services"]["vllm"]
     assert vllm["image"].startswith("vllm/vllm-openai")

@@ -241,7 +241,7 @@ def test_a_target_that_now_resolves_to_an_internal_address_is_refused_at_deliver
         assert webhook_deliver(delivery_id=delivery.pk) == DeliveryState.FAILED
     delivery.refresh_from_db()
     assert delivery.state == DeliveryState.FAILED
-    assert "loopback" in delivery.last_error
+    assert "回环" in delivery.last_error  # "loopback", recorded by the worker in the default language
     assert receiver.requests == []
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from django.utils import translation
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from contracts.webhooks.outbound import WebhookUrlRefused, webhook_target, webhook_url_check
@@ -254,6 +255,7 @@ def test_a_host_with_any_internal_address_is_refused(settings: Any) -> None:
     with (
         mock.patch("contracts.webhooks.outbound.socket.getaddrinfo", return_value=answers),
         pytest.raises(WebhookUrlRefused, match=r"resolves to 10\.0\.0\.7\) is a private address"),
+        translation.override("en"),
     ):
         webhook_url_check("https://hooks.example.com/docgate")
 

@@ -21,6 +21,7 @@ from contracts.operations.processes import (
     LLM_QUEUE,
     WEBHOOK_QUEUE,
     beat_command,
+    web_command,
     worker_command,
 )
 from inference.local_server import model_path_ensure, server_command
@@ -79,7 +80,7 @@ class Command(BaseCommand):
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
         for folder in ("queue", "control"):
             (settings.BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
-        web = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", bind, "--workers", str(web_workers)]
+        web = web_command(bind=bind, workers=web_workers)
         commands = {
             "web": [*web, "--access-logfile", "-"],
             "worker": worker_command(concurrency=1, hostname="docgate-worker@%h", queues=(DEFAULT_QUEUE,)),
