@@ -3,7 +3,8 @@ reviewers merge and split cases.
 
 The look-up is the rules phase's (`HotlineDesk.stored_findings`): a ticket is compared with its organisation's
 tickets of the `DOCGATE_REPEAT_WINDOW_DAYS` before it. Candidates are the tickets sharing an LSH band key (one
-indexed range per band of `TicketBand`, newest window only), at most `CANDIDATES`, most shared bands first; each
+indexed range per band of `TicketBand`: the newest `PER_BAND` rows of the window), at most `CANDIDATES`, most
+shared bands first; each
 is scored with its stored signature (`rules.tickets.repeats`); the best one that is a repeat, never one naming a
 different place, gives the ticket its case. Assignment runs under a lock on the organisation's row, so two
 repeats arriving at once join one case; it is idempotent: a ticket that has a case keeps it (a reviewer's split
@@ -19,8 +20,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Count, Min
+from django.db import connection, transaction
 from django.utils import timezone
 
 from contracts.audit import audit_record
@@ -34,6 +34,7 @@ from rules.tickets.repeats import RepeatMatch, best_repeats, ticket_signature
 from rules.tickets.repeats import TicketSignature as Signature
 
 CANDIDATES = 20  # band-sharing tickets scored per look-up (the most shared first)
+PER_BAND = 64  # newest rows read per band key: a bound on one look-up's work, whatever the history
 EARLIER_SHOWN = 10  # earlier tickets a result names
 
 
@@ -78,21 +79,35 @@ def signature_store(document: Document, signature: Signature) -> None:
 def candidate_ids(
     organisation_id: int, signature: Signature, *, until: Any, exclude: Any = None, limit: int = CANDIDATES
 ) -> list[uuid.UUID]:
-    """Tickets of the window before `until` sharing a band key, most shared bands first, then oldest first."""
+    """Tickets of the window before `until` sharing a band key, most shared bands first, then newest first.
+
+    Each band key reads at most PER_BAND of its newest rows (one backward range of the (organisation, key,
+    created_at) index), so a hot spot with thousands of repeats in the window costs what a quiet key does; the
+    database groups them and answers `limit` ids."""
     if signature.empty:
         return []
     since = until - timedelta(days=settings.DOCGATE_REPEAT_WINDOW_DAYS)
-    rows = TicketBand.objects.filter(
-        organisation_id=organisation_id, key__in=signature.bands, created_at__gte=since, created_at__lte=until
+    ops = connection.ops
+    table = ops.quote_name(TicketBand._meta.db_table)
+    not_self = " AND document_id <> %s" if exclude is not None else ""
+    one_band = (
+        f"SELECT * FROM (SELECT document_id, created_at FROM {table} WHERE organisation_id = %s AND key = %s "
+        f"AND created_at >= %s AND created_at <= %s{not_self} ORDER BY created_at DESC LIMIT {int(PER_BAND)}) AS b{{n}}"
     )
-    if exclude is not None:
-        rows = rows.exclude(document_id=exclude)
-    grouped = (
-        rows.values("document_id")
-        .annotate(shared=Count("id"), at=Min("created_at"))
-        .order_by("-shared", "at", "document_id")[:limit]
+    keys = signature.bands
+    sql = (
+        "SELECT document_id, COUNT(*) AS shared, MAX(created_at) AS newest FROM ("
+        + " UNION ALL ".join(one_band.format(n=n) for n in range(len(keys)))
+        + ") AS bands GROUP BY document_id ORDER BY shared DESC, newest DESC, document_id LIMIT %s"
     )
-    return [row["document_id"] for row in grouped]
+    bounds = [ops.adapt_datetimefield_value(since), ops.adapt_datetimefield_value(until)]
+    own = [TicketBand._meta.get_field("document").get_db_prep_value(exclude, connection)] if exclude is not None else []
+    params: list[Any] = [p for key in keys for p in (organisation_id, key, *bounds, *own)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, limit])
+        rows = cursor.fetchall()
+    field = TicketBand._meta.get_field("document")
+    return [field.to_python(raw_id) for raw_id, _shared, _newest in rows]
 
 
 def stored_signatures(ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Signature]:

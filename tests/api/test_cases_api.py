@@ -84,6 +84,7 @@ def test_reviewer_merges_cases_and_the_merge_is_audited(actors: Any, acme_cases:
     assert CaseTicket.objects.get(document=other).joined_by == CaseJoin.REVIEWER
     event = AuditEvent.objects.get(action="case.merge")
     assert event.actor_user == actors.rita and event.object_id == str(target.pk)
+    assert event.before is not None and event.after is not None
     assert event.before["sources"][0]["tickets"] == [str(other.pk)] and len(event.after["tickets"]) == 3
     assert [c["id"] for c in rita.get(URL).json()["results"]] == [str(target.pk)]  # the merged case is not listed
     again_merge = rita.post(f"{URL}{target.pk}/merge/", {"cases": [str(source.pk)]}, format="json")
@@ -109,6 +110,7 @@ def test_reviewer_splits_a_ticket_off_and_a_rerun_keeps_the_split(actors: Any, a
     new = case_of(again)
     assert response.json()["id"] == str(new.pk) != str(case.pk) and case.tickets.count() == 1
     event = AuditEvent.objects.get(action="case.split")
+    assert event.before is not None and event.after is not None
     assert event.before["tickets"] == [str(first.pk), str(again.pk)] and event.after["new_case"]["tickets"] == [
         str(again.pk)
     ]

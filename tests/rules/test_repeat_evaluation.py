@@ -23,14 +23,15 @@ def test_repeats_reach_precision_and_recall_on_held_out_fold_and_never_merge_acr
         _index, texts, queries = evaluation_fold(rows, fold)
         looked_up = lookups(_index, queries)
         folds.append((looked_up, texts, chosen_threshold(looked_up, texts)))
-    report = {"tickets": len(rows), "default_threshold": DEFAULT_THRESHOLD, "folds": []}
+    scored: list[dict[str, object]] = []
+    report = {"tickets": len(rows), "default_threshold": DEFAULT_THRESHOLD, "folds": scored}
     for fold, (looked_up, texts, _chosen) in enumerate(folds):
         chosen_elsewhere = folds[1 - fold][2]
         held_out = score(looked_up, texts, chosen_elsewhere)
         default = score(looked_up, texts, DEFAULT_THRESHOLD)
         moved = [(q, m) for q, m in looked_up if q.how == "other_district"]
         moved_merges = sum(1 for _q, m in moved if m is not None and m.evidence.is_repeat(0.0))
-        report["folds"].append(
+        scored.append(
             {
                 "threshold_from_other_fold": chosen_elsewhere,
                 "scored": held_out.as_dict(),

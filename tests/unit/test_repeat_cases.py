@@ -32,6 +32,12 @@ def ticket(organisation: Any, text: str, **metadata: Any) -> Document:
     return document_submit(organisation=organisation, submission=submission).document
 
 
+def run(document: Document) -> None:
+    job = document.latest_job()
+    assert job is not None
+    job_run(job.pk, "w")
+
+
 def case_finding(document: Document) -> dict[str, Any]:
     result = document.latest_result()
     assert result is not None
@@ -42,9 +48,9 @@ def case_finding(document: Document) -> dict[str, Any]:
 
 def test_pipeline_attaches_a_repeat_ticket_to_the_earlier_tickets_case(actors: Any) -> None:
     first = ticket(actors.acme, FIRST)
-    job_run(first.latest_job().pk, "w")
+    run(first)
     again = ticket(actors.acme, AGAIN)
-    job_run(again.latest_job().pk, "w")
+    run(again)
 
     opened, joined = case_finding(first), case_finding(again)
     assert opened["joined_by"] == CaseJoin.FIRST and opened["earlier_tickets"] == []
@@ -119,3 +125,14 @@ def test_local_analysis_of_an_unsaved_document_gets_no_case(actors: Any) -> None
 
     document = Document(organisation=Organisation(slug="local"), kind="ticket", text=FIRST)
     assert ticket_case_findings(document, FIRST) == []
+
+
+def test_the_threshold_setting_defaults_to_the_measured_threshold() -> None:
+    import os
+
+    from django.conf import settings
+
+    from rules.tickets.repeats import DEFAULT_THRESHOLD
+
+    if "DOCGATE_REPEAT_THRESHOLD" not in os.environ:
+        assert settings.DOCGATE_REPEAT_THRESHOLD == DEFAULT_THRESHOLD
