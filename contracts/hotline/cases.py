@@ -77,9 +77,16 @@ def signature_store(document: Document, signature: Signature) -> None:
 
 
 def candidate_ids(
-    organisation_id: int, signature: Signature, *, until: Any, exclude: Any = None, limit: int = CANDIDATES
+    organisation_id: int,
+    signature: Signature,
+    *,
+    until: Any,
+    upto: Any = None,
+    exclude: Any = None,
+    limit: int = CANDIDATES,
 ) -> list[uuid.UUID]:
-    """Tickets of the window before `until` sharing a band key, most shared bands first, then newest first.
+    """Tickets of the window before `until` (and, with `upto`, those stored since, up to it) sharing a band key,
+    most shared bands first, then newest first.
 
     Each band key reads at most PER_BAND of its newest rows (one backward range of the (organisation, key,
     created_at) index), so a hot spot with thousands of repeats in the window costs what a quiet key does; the
@@ -100,7 +107,7 @@ def candidate_ids(
         + " UNION ALL ".join(one_band.format(n=n) for n in range(len(keys)))
         + ") AS bands GROUP BY document_id ORDER BY shared DESC, newest DESC, document_id LIMIT %s"
     )
-    bounds = [ops.adapt_datetimefield_value(since), ops.adapt_datetimefield_value(until)]
+    bounds = [ops.adapt_datetimefield_value(since), ops.adapt_datetimefield_value(max(until, upto or until))]
     own = [TicketBand._meta.get_field("document").get_db_prep_value(exclude, connection)] if exclude is not None else []
     params: list[Any] = [p for key in keys for p in (organisation_id, key, *bounds, *own)]
     with connection.cursor() as cursor:
@@ -122,8 +129,12 @@ def stored_signatures(ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Signature]:
 
 
 def repeats_find(document: Document, signature: Signature) -> list[RepeatMatch]:
-    """The earlier tickets of the window this ticket repeats, best first (deterministic for a given history)."""
-    ids = candidate_ids(document.organisation_id, signature, until=document.created_at, exclude=document.pk)
+    """The tickets of the window this ticket repeats, best first (deterministic for a given history). The window
+    starts DOCGATE_REPEAT_WINDOW_DAYS before the ticket and takes in tickets received after it that were read first
+    (a scanned letter read after the call that repeats it): either order ends in one case."""
+    ids = candidate_ids(
+        document.organisation_id, signature, until=document.created_at, upto=timezone.now(), exclude=document.pk
+    )
     signatures = stored_signatures(ids)
     ordered = [(str(i), signatures[i]) for i in ids if i in signatures]
     return best_repeats(signature, ordered, settings.DOCGATE_REPEAT_THRESHOLD)

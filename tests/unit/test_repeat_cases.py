@@ -136,3 +136,40 @@ def test_the_threshold_setting_defaults_to_the_measured_threshold() -> None:
 
     if "DOCGATE_REPEAT_THRESHOLD" not in os.environ:
         assert settings.DOCGATE_REPEAT_THRESHOLD == DEFAULT_THRESHOLD
+
+
+def test_a_ticket_read_after_its_later_repeat_joins_that_repeats_case(actors: Any) -> None:
+    earlier, later = ticket(actors.acme, FIRST), ticket(actors.acme, AGAIN)
+    assert earlier.created_at < later.created_at
+    opened = ticket_case_assign(document=later, text=AGAIN)  # the later call is read first (the letter is OCRed)
+    joined = ticket_case_assign(document=earlier, text=FIRST)
+    assert joined.case == opened.case and joined.match is not None and joined.match.ticket_id == str(later.pk)
+    assert joined.earlier == []  # the case's earlier tickets are those received before this one
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_repeats_read_at_once_join_one_case(actors: Any) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrent writers need PostgreSQL (SQLite has one writer at a time)")
+    import threading
+
+    first, again = ticket(actors.acme, FIRST), ticket(actors.acme, AGAIN)
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def assign(document: Document, text: str) -> None:
+        try:
+            barrier.wait()
+            ticket_case_assign(document=document, text=text)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=assign, args=pair) for pair in ((first, FIRST), (again, AGAIN))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert CaseTicket.objects.get(document=first).case_id == CaseTicket.objects.get(document=again).case_id
