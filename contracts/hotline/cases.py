@@ -29,7 +29,7 @@ from contracts.hotline.findings import case_finding
 from contracts.hotline.models import Case, CaseJoin, CaseTicket, TicketBand, TicketSignature
 from contracts.models import Document, Organisation
 from contracts.refusals import Refused
-from rules.tickets.places import place_keys, places_from_keys
+from rules.tickets.place_names import place_keys, places_from_keys
 from rules.tickets.repeats import RepeatMatch, best_repeats, ticket_signature
 from rules.tickets.repeats import TicketSignature as Signature
 

@@ -10,14 +10,13 @@ from rules.tickets.classifier import (
 )
 from rules.tickets.combine import TicketClassification, classify_ticket, classify_tickets
 from rules.tickets.matcher import RuleMatch, TermHit, rule_match
-from rules.tickets.places import Place, places_differ, ticket_places
+from rules.tickets.place_names import places_differ, ticket_places
 from rules.tickets.repeats import RepeatIndex, RepeatMatch, TicketSignature, ticket_signature
 from rules.tickets.taxonomy import Taxonomy, load_taxonomy
 from rules.tickets.urgency import Urgency, UrgencyCue, urgency_cues
 
 __all__ = [
     "IncompatibleArtifactError",
-    "Place",
     "Prediction",
     "RepeatIndex",
     "RepeatMatch",

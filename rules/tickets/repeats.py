@@ -9,7 +9,7 @@ of `ROWS` values and each band hashed to one 64-bit key, so a ticket is a candid
 is equal; a database stores one indexed row per band (`contracts.hotline.cases`), `RepeatIndex` does the same in
 memory.
 
-The decision adds evidence to the text similarity: a place both tickets name (`rules.tickets.places`) and the
+The decision adds evidence to the text similarity: a place both tickets name (`rules.tickets.place_names`) and the
 same caller reference. Two tickets naming different places are never a repeat, however alike their text.
 The threshold is measured on rewordings of the public tickets against same-category tickets about other places
 (tests/rules/test_repeat_evaluation.py; the numbers are in the README).
@@ -28,7 +28,7 @@ import numpy as np
 from datasketch import MinHash
 
 from rules.normalize.width import fold_text
-from rules.tickets.places import Place, PlaceMention, place_mentions, places_differ, places_shared
+from rules.tickets.place_names import Place, PlaceMention, place_mentions, places_differ, places_shared
 
 SHINGLE_SIZE = 3
 NUM_PERM = 64

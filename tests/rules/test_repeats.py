@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.tickets.places import Place, place_mentions, places_differ, places_shared, ticket_places
+from rules.tickets.place_names import Place, place_mentions, places_differ, places_shared, ticket_places
 from rules.tickets.repeats import (
     BANDS,
     DEFAULT_THRESHOLD,
