@@ -1,4 +1,10 @@
 # DocGate application image: web (gunicorn), worker and beat share it.
+# The portal's charts: Apache ECharts from npm, pinned by frontend/charts/package-lock.json, as `make charts` does.
+FROM node:20-bookworm-slim AS charts
+WORKDIR /charts
+COPY frontend/charts/package.json frontend/charts/package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DOCGATE_DATA_DIR=/data
 WORKDIR /app
@@ -14,6 +20,7 @@ RUN apt-get update \
        libreoffice-writer-nogui bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 COPY . .
+COPY --from=charts /charts/node_modules/echarts/dist/echarts.min.js frontend/static/frontend/vendor/echarts.min.js
 # uid 1000 is named in deploy/k8s (runAsUser), which must know it to run the pods as non-root.
 RUN useradd --create-home --uid 1000 docgate && mkdir -p /data && chown docgate /data
 USER docgate

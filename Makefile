@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 # so build for the x86-64-v3 baseline (AVX2/FMA/F16C) instead; the flags are ignored on other architectures.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: run test test-vllm lint bench install install-test clean browser-deps converters promtool kubectl
+.PHONY: run test test-vllm lint bench install install-test clean browser-deps converters promtool kubectl charts
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -20,9 +20,26 @@ $(VENV)/.test: $(VENV)/.runtime tests/requirements.txt
 	$(PY) -m pip install -q -r tests/requirements.txt
 	touch $@
 
-install: $(VENV)/.runtime
+# The portal's charts: Apache ECharts from npm, pinned by frontend/charts/package-lock.json (`npm ci`), copied into
+# the static folder — never a CDN; the hotspots page says so when the file is missing. Node.js and npm come from
+# Debian when missing and we are root.
+ECHARTS := frontend/static/frontend/vendor/echarts.min.js
+charts: $(ECHARTS)
 
-install-test: $(VENV)/.test
+$(ECHARTS): frontend/charts/package.json frontend/charts/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	      nodejs npm >/dev/null) || echo "charts: apt-get install nodejs npm failed" >&2; \
+	  else echo "charts: npm missing and not root (apt-get install nodejs npm); the hotspot chart stays missing" >&2; fi; \
+	fi
+	cd frontend/charts && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	mkdir -p $(@D)
+	cp frontend/charts/node_modules/echarts/dist/echarts.min.js $@
+
+install: $(VENV)/.runtime charts
+
+install-test: $(VENV)/.test charts
 
 # Converters for scans, images and legacy Office files (OCRmyPDF + Tesseract chi_sim/chi_tra, LibreOffice
 # headless) and bubblewrap, which confines them; installed from Debian when missing and we are root. Without them
@@ -96,4 +113,4 @@ bench: install-test
 	@eval "$$(bash tests/services.sh)" && $(PY) -m tests.benchmarks.run
 
 clean:
-	rm -rf var/test .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
+	rm -rf frontend/charts/node_modules $(ECHARTS) var/test .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

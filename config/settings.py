@@ -151,6 +151,19 @@ DOCGATE_RETRY_BACKOFF_S = envint("DOCGATE_RETRY_BACKOFF_S", 5)
 # An Idempotency-Key's first answer is replayed for this long; beat then deletes its record and the key is free.
 DOCGATE_IDEMPOTENCY_TTL_S = envint("DOCGATE_IDEMPOTENCY_TTL_S", 86_400)
 
+# --- Ticket deadlines ---------------------------------------------------------------------------------------
+# A ticket is due soon once only this share of its allowed time is left (on its tier's clock: hours, or working
+# days); beat looks for tickets due soon and overdue this often, and raises their open review task's priority to at
+# least these (the gate's holds are 90-100: an overdue ticket goes first).
+DOCGATE_DEADLINE_DUE_SOON_SHARE = envfloat("DOCGATE_DEADLINE_DUE_SOON_SHARE", 0.2)
+DOCGATE_DEADLINE_SWEEP_INTERVAL_S = envint("DOCGATE_DEADLINE_SWEEP_INTERVAL_S", 60)
+DOCGATE_DEADLINE_PRIORITY = {
+    "due_soon": envint("DOCGATE_DEADLINE_PRIORITY_DUE_SOON", 95),
+    "overdue": envint("DOCGATE_DEADLINE_PRIORITY_OVERDUE", 110),
+}
+# How far in the future a platform's `received_at` (or a progress report's `at`) may lie: its clock may run ahead.
+DOCGATE_RECEIVED_AT_SKEW_S = envint("DOCGATE_RECEIVED_AT_SKEW_S", 300)
+
 # --- Review and webhooks ------------------------------------------------------------------------------------
 DOCGATE_REVIEW_CLAIM_S = envint("DOCGATE_REVIEW_CLAIM_S", 900)
 # Only for tests and closed networks: lets webhooks go to http:// and loopback/private addresses.
@@ -246,6 +259,8 @@ if REDIS_URL:
     CELERY_WORKER_ENABLE_REMOTE_CONTROL = True
 else:
     CELERY_BROKER_URL = "filesystem://"
+    # kombu's file transport, with messages renamed into place whole (a worker read one half-written and stopped).
+    CELERY_BROKER_TRANSPORT = "contracts.operations.file_transport:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),
@@ -257,9 +272,12 @@ else:
     CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
-# A job's model questions have their own queue and worker (`celery worker -Q llm`), and so do webhook deliveries
-# (`-Q webhooks`: a slow receiver delays other deliveries at most, never jobs); everything else the default.
+# Queues by cost, each with its own workers: the rules of a document read from a file (`-Q convert`: parsing,
+# LibreOffice, OCR take seconds to minutes), a job's model questions (`-Q llm`), webhook deliveries (`-Q webhooks`:
+# a slow receiver delays other deliveries at most, never jobs); the rules of texts and the periodic tasks on the
+# default queue (`celery`), where nothing slow runs.
 CELERY_TASK_ROUTES = {
+    "contracts.tasks.job_convert_task": {"queue": "convert"},
     "contracts.tasks.job_llm_task": {"queue": "llm"},
     "contracts.tasks.webhook_deliver_task": {"queue": "webhooks"},
 }
@@ -271,7 +289,13 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+# Workers import the desks' task modules (autodiscovery finds `contracts.tasks` only).
+CELERY_IMPORTS = ("contracts.hotline.deadlines.tasks",)
 CELERY_BEAT_SCHEDULE = {
+    "escalate-ticket-deadlines": {
+        "task": "contracts.hotline.deadlines.tasks.ticket_deadlines_escalate_task",
+        "schedule": float(DOCGATE_DEADLINE_SWEEP_INTERVAL_S),
+    },
     "resend-lost-webhooks": {
         "task": "contracts.tasks.webhook_deliveries_sweep_task",
         "schedule": float(DOCGATE_WEBHOOK_SWEEP_INTERVAL_S),

@@ -16,7 +16,6 @@ admin.site.login_form = AdminSignInForm
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("contracts.api.urls")),
-    path("api/v1/", include("contracts.hotline.urls")),  # the hotline desk's own: repeat cases
     # Before Django's own auth URLs: the sign-in with an attempt budget answers at their /accounts/login/.
     path("accounts/login/", SignInView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),

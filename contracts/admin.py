@@ -15,6 +15,8 @@ from contracts.models import (
     Organisation,
     Result,
     ReviewTask,
+    ServiceLevel,
+    TicketDeadline,
     WebhookDelivery,
     WebhookEndpoint,
 )
@@ -81,3 +83,19 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
 class WebhookDeliveryAdmin(admin.ModelAdmin):
     list_display = ["id", "organisation", "event", "state", "attempts", "last_status_code", "created_at"]
     list_filter = ["state"]
+
+
+@admin.register(ServiceLevel)
+class ServiceLevelAdmin(admin.ModelAdmin):
+    """An organisation's own time limit per tier (the pack `ticket_service_levels.json` says which tickets fall in
+    which tier); saved limits apply to tickets whose result is stored from then on."""
+
+    list_display = ["organisation", "tier", "limit", "unit"]
+    list_filter = ["tier"]
+
+
+@admin.register(TicketDeadline)
+class TicketDeadlineAdmin(admin.ModelAdmin):
+    list_display = ["document", "organisation", "tier", "received_at", "due_at", "state", "progress"]
+    list_filter = ["state", "progress", "tier"]
+    readonly_fields = [field.name for field in TicketDeadline._meta.fields]

@@ -18,6 +18,9 @@ from django.db import transaction
 logger = logging.getLogger(__name__)
 
 JOB_RUN: Final = "contracts.tasks.job_run_task"
+# The rules of a document whose file is still to be read (parsed, converted by LibreOffice, OCRed: seconds to
+# minutes) run on the `convert` queue, so that no text waits behind a scan.
+JOB_CONVERT: Final = "contracts.tasks.job_convert_task"
 # A job's model questions run on their own queue (their own worker), so that no document's rules wait behind
 # another document's model calls.
 JOB_LLM: Final = "contracts.tasks.job_llm_task"
@@ -28,7 +31,7 @@ def task_send(name: str, *args: str) -> bool:
     """Send task `name` now; False (logged) when the broker cannot take it, for the sweeper to retry later."""
     try:
         # By name: the sending process (the web server) need not import, or even have registered, the tasks.
-        current_app.send_task(name, args=list(args))  # routed by CELERY_TASK_ROUTES (JOB_LLM: the llm queue)
+        current_app.send_task(name, args=list(args))  # routed by CELERY_TASK_ROUTES (a queue per cost)
     except Exception:  # broker down or unreachable: the row stays, the sweeper sends it again
         logger.warning("could not send %s%s; the sweeper will send it again", name, args, exc_info=True)
         return False
@@ -40,14 +43,22 @@ def task_send_on_commit(name: str, *args: str) -> None:
     transaction.on_commit(lambda: task_send(name, *args))
 
 
-def job_send(job_id: str, phase: str) -> bool:
-    """Send the task that runs a job's phase: the rules (`rules`) or the model's questions (`llm`)."""
-    return task_send(JOB_LLM if phase == "llm" else JOB_RUN, job_id)
+def job_task(phase: str, *, converts: bool = False) -> str:
+    """The task that runs a job's phase: the model's questions (`llm`), else the rules — of a document whose file
+    is still to be read (`converts`) on the `convert` queue, of a text on the default queue."""
+    if phase == "llm":
+        return JOB_LLM
+    return JOB_CONVERT if converts else JOB_RUN
 
 
-def job_send_on_commit(job_id: str, phase: str) -> None:
+def job_send(job_id: str, phase: str, *, converts: bool = False) -> bool:
+    """Send the task that runs a job's phase (`job_task`)."""
+    return task_send(job_task(phase, converts=converts), job_id)
+
+
+def job_send_on_commit(job_id: str, phase: str, *, converts: bool = False) -> None:
     """Send the job's phase task once the current transaction commits."""
-    transaction.on_commit(lambda: job_send(job_id, phase))
+    transaction.on_commit(lambda: job_send(job_id, phase, converts=converts))
 
 
 def backoff_delay_s(attempt: int, base_s: float, cap_s: float) -> float:

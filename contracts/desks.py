@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from django.utils.module_loading import import_string
 
@@ -21,6 +21,9 @@ from contracts.findings import Finding
 from inference.answers import LLMTaskResult
 from inference.client import LLMClient
 from rules.normalize import NormalizedText
+
+if TYPE_CHECKING:  # the models import nothing of the desks; only the hook's annotation names one
+    from contracts.models import Result
 
 # Document kind -> its desk class, imported when first asked for (so no shared module imports a desk).
 DESKS: Mapping[str, str] = {
@@ -105,6 +108,11 @@ class Desk(Protocol):
 
     def draft_facts(self, findings: list[Finding]) -> str:
         """A short, trusted summary of the merged findings for the model's drafting prompt."""
+        ...
+
+    def result_stored(self, result: Result) -> None:
+        """Keep what this kind derives from a document's newest result (a ticket's deadline) up to date; called
+        by every writer of a result version, inside the transaction that stores it."""
         ...
 
 

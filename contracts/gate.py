@@ -101,6 +101,20 @@ def gate_policy(kind: Kind) -> GatePolicy:
     return kind_policy(kind, *settings.SAFETY_POLICIES[kind])
 
 
+def gate_scale(kind: str) -> dict[str, dict[str, Any]]:
+    """What each layer's risk (0 to 1) is read against for a document kind, for people reading a decision: the
+    lexicon and the LLM at the generic thresholds, the learned model at the kind's own; whether the model blocks
+    only with the lexicon's agreement, and whether the LLM may block at all."""
+    policy = gate_policy(cast(Kind, kind)) if kind in settings.SAFETY_POLICIES else None
+    generic = {"review": settings.SAFETY_REVIEW_THRESHOLD, "block": settings.SAFETY_BLOCK_THRESHOLD}
+    model = {"review": policy.review, "block": policy.block} if policy is not None else dict(generic)
+    return {
+        "rules": {**generic, "blocks_alone": not (policy is not None and policy.require_agreement)},
+        "model": {**model, "blocks_alone": not (policy is not None and policy.require_agreement)},
+        "llm": {**generic, "blocks_alone": policy is None or policy.llm_may_block},
+    }
+
+
 def gate_decide(
     *,
     text: str,

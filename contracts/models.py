@@ -1,6 +1,6 @@
 """DocGate's domain: organisations, API keys, documents, jobs, versioned results and the audit log (webhooks in
 `contracts.webhooks.models`, invitations in `contracts.tenancy.models`, repeat cases in `contracts.hotline.models`,
-re-exported here)."""
+ticket deadlines in `contracts.hotline.deadlines.models`, re-exported here)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from contracts.hotline.deadlines.models import ServiceLevel, TicketDeadline  # noqa: F401 (Django reads them here)
 from contracts.hotline.models import Case, CaseTicket, TicketBand, TicketSignature  # noqa: F401 (Django reads them here)
 from contracts.tenancy.models import Invitation  # noqa: F401 (Django reads it here)
 from contracts.webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint  # noqa: F401 (Django reads them here)
@@ -138,6 +139,11 @@ class Document(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.id}"
+
+    @property
+    def text_pending(self) -> bool:
+        """Whether its text is still to be read from the stored file (a PDF, Word file or scan: the costly part)."""
+        return not self.text and bool(self.original)
 
     def latest_job(self) -> Job | None:
         return self.jobs.order_by("-created_at").first()

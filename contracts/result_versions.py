@@ -8,7 +8,8 @@ from typing import Any
 
 from django.db.models import Max
 
-from contracts.models import Result
+from contracts.desks import desk_for
+from contracts.models import Document, Result
 from contracts.result_data import ResultData
 
 
@@ -25,9 +26,10 @@ def result_write(
 ) -> Result:
     """Store the document's next result version (its latest plus one). Call inside the transaction that makes
     the new version official; the unique (document, version) constraint refuses a concurrent duplicate.
-    `gate_decision` is given for a pipeline run's final result only (what /metrics counts)."""
+    `gate_decision` is given for a pipeline run's final result only (what /metrics counts). The document's desk
+    then derives what it keeps from its newest result (`Desk.result_stored`: a ticket's deadline)."""
     latest = Result.objects.filter(document_id=document_id).aggregate(v=Max("version"))["v"] or 0
-    return Result.objects.create(
+    result = Result.objects.create(
         organisation_id=organisation_id,
         document_id=document_id,
         job_id=job_id,
@@ -38,6 +40,9 @@ def result_write(
         gate_decision=gate_decision,
         created_by=created_by,
     )
+    result.document = Document.objects.get(pk=document_id)
+    desk_for(result.document.kind).result_stored(result)
+    return result
 
 
 def result_gate_decision(data: ResultData) -> str:

@@ -11,8 +11,8 @@ from celery import shared_task
 from django.conf import settings
 
 from contracts.broker import WEBHOOK_DELIVER, backoff_delay_s, job_send, task_send
-from contracts.models import Job, JobPhase
-from contracts.pipeline import RunOutcome, RunStatus, TransientError, job_run, jobs_sweep
+from contracts.models import JobPhase
+from contracts.pipeline import RunOutcome, RunStatus, TransientError, job_run, jobs_sweep, jobs_to_send
 from contracts.retention import idempotency_records_expire
 from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_deliveries_due
 
@@ -52,6 +52,13 @@ def job_run_task(self: Any, job_id: str) -> str:
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def job_convert_task(self: Any, job_id: str) -> str:
+    """Run the rules of a job whose document's text is still to be read from its file (`convert` queue: parsing,
+    LibreOffice and OCR take seconds to minutes, and no text should wait behind them); idempotent."""
+    return _job_phase_run(self, job_id, JobPhase.RULES)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def job_llm_task(self: Any, job_id: str) -> str:
     """Ask the model a job's planned questions and store its final result (`llm` queue); idempotent."""
     return _job_phase_run(self, job_id, JobPhase.LLM)
@@ -61,9 +68,8 @@ def job_llm_task(self: Any, job_id: str) -> str:
 def jobs_sweep_task() -> dict[str, int]:
     """Periodic: hand jobs stuck in queued/running back to the broker."""
     report, job_ids = jobs_sweep()
-    phases = {str(pk): phase for pk, phase in Job.objects.filter(pk__in=job_ids).values_list("pk", "phase")}
-    for job_id in job_ids:
-        job_send(job_id, phases.get(job_id, JobPhase.RULES))
+    for job_id, phase, converts in jobs_to_send(job_ids):
+        job_send(job_id, phase, converts=converts)
     if job_ids:
         logger.info("sweeper re-enqueued %d job(s): %s", len(job_ids), report)
     return {"requeued_running": report.requeued_running, "resent_queued": report.resent_queued, "failed": report.failed}

@@ -10,6 +10,7 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
+from contracts.hotline.deadlines.clock import ReceivedAtInvalid, received_at_check
 from contracts.models import DocumentKind, JobState, Role
 from contracts.throttling import LOGIN, budget_spend, sign_in_budget_key
 
@@ -56,6 +57,12 @@ class TicketForm(forms.Form):
     channel = forms.ChoiceField(label=_("Channel"), choices=CHANNELS, initial="phone")
     region = forms.CharField(label=_("Region"), max_length=100, required=False)
     reference = forms.CharField(label=_("Caller reference"), max_length=200, required=False)
+    # Local time of the portal (TIME_ZONE): the time limit counts from here.
+    received_at = forms.DateTimeField(
+        label=_("Received at (empty: now)"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
 
     def clean_text(self) -> str:
         text = str(self.cleaned_data["text"])
@@ -63,12 +70,31 @@ class TicketForm(forms.Form):
             raise forms.ValidationError(_("The text is empty."))
         return text
 
+    def clean_received_at(self) -> Any:
+        moment = self.cleaned_data.get("received_at")
+        if moment is None:
+            return None
+        try:
+            return received_at_check(moment)
+        except ReceivedAtInvalid:
+            raise forms.ValidationError(_("The time the citizen called or wrote lies in the future.")) from None
+
 
 class JobFilterForm(forms.Form):
     q = forms.CharField(label=_("Search"), required=False, max_length=200)
     state = forms.ChoiceField(label=_("Status"), required=False, choices=[("", _("All states")), *JobState.choices])
     kind = forms.ChoiceField(label=_("Kind"), required=False, choices=[("", _("All kinds")), *DocumentKind.choices])
     waiting = forms.BooleanField(label=_("Waiting for the model"), required=False)
+
+
+class HotspotFilterForm(forms.Form):
+    window = forms.ChoiceField(
+        label=_("Window"), required=False, choices=[("week", _("Week")), ("day", _("Day")), ("month", _("Month"))]
+    )
+    period = forms.ChoiceField(
+        label=_("Rank"), required=False, choices=[("all", _("All windows")), ("latest", _("Latest window"))]
+    )
+    top = forms.IntegerField(label=_("Top"), required=False, min_value=1, max_value=50)
 
 
 class ApiKeyForm(forms.Form):

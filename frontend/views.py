@@ -14,13 +14,17 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from contracts.intake.extraction import FILE_EXTENSIONS
+from contracts.intake.sandbox import converter_status
 from contracts.intake.submission import IntakeError, Submission, document_submit
 from contracts.models import Document, DocumentKind, DocumentSource, Job, JobState, Membership, Result
 from contracts.rerun import RERUNNABLE_REASON, RerunRefused, job_llm_rerun
 from contracts.tenancy.personal_data import documents_matching_masked, latest_personal_findings, result_data_masked
 from contracts.throttling import READ, SUBMIT, budget_spend, caller_budget_key
 from frontend.access import admin_required, may_see_pii, member_required, org_of
+from frontend.deadlines import deadline_context
 from frontend.forms import JobFilterForm, OrganisationSwitchForm, TicketForm
+from frontend.gate_view import gate_view
 from frontend.highlight import finding_display, highlight_html, pii_masked
 
 JOBS_PER_PAGE = 50
@@ -63,6 +67,8 @@ def submit(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         metadata = {name: data[name] for name in ("channel", "region") if data[name]}
+        if data["received_at"] is not None:
+            metadata["received_at"] = data["received_at"].isoformat()
         submission = Submission(
             kind=DocumentKind.TICKET,
             source=DocumentSource.PORTAL,
@@ -79,7 +85,28 @@ def submit(request: HttpRequest) -> HttpResponse:
             if outcome.duplicate:
                 messages.info(request, _("This ticket was already submitted; showing the existing one."))
             return redirect("result", document_id=outcome.document.pk)
-    return render(request, "frontend/submit.html", {"form": form})
+    return render(request, "frontend/submit.html", {"form": form, **_readable_formats()})
+
+
+FORMAT_NAMES = {
+    None: _("Text, Word (.docx) and PDF, scanned pages included"),
+    "office": _("Legacy Word, WPS, RTF and OpenDocument"),
+    "ocr": _("Scans and photos"),
+}
+
+
+def _readable_formats() -> dict[str, Any]:
+    """The file types the upload reads, grouped as people know them, with whether this installation can read them
+    (a converter that is missing is said, and its types are left out of the file chooser)."""
+    formats: list[dict[str, Any]] = []
+    accept: list[str] = []
+    for converter, extensions in FILE_EXTENSIONS.items():
+        state = converter_status(converter) if converter is not None else None
+        available = state is None or state.available
+        formats.append({"name": FORMAT_NAMES[converter], "extensions": " ".join(extensions), "available": available})
+        if available:
+            accept += extensions
+    return {"formats": formats, "accept": ",".join(accept)}
 
 
 def _submission_wait(request: HttpRequest) -> int | None:
@@ -160,18 +187,26 @@ def _search(request: HttpRequest, q: str) -> Q:
     return _named(q) | Q(document_id__in=documents_matching_masked(text_only, q))
 
 
+def read_refused(request: HttpRequest) -> HttpResponse | None:
+    """Spend one of the user's reads (DOCGATE_THROTTLE_READ, shared with the API); past the budget, the 429."""
+    wait = budget_spend(scope=READ, caller=caller_budget_key(user=request.user))
+    if wait is None:
+        return None
+    message = _("Too many requests. Try again in %(n)s seconds.") % {"n": wait}
+    response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(wait)
+    return response
+
+
 @require_GET
 @member_required
 def jobs(request: HttpRequest) -> HttpResponse:
     """The organisation's jobs with filters and search; the rows refresh themselves while any is unfinished. Each
     request spends one of the user's reads (DOCGATE_THROTTLE_READ, shared with the API): a search reads every
     document's text."""
-    wait = budget_spend(scope=READ, caller=caller_budget_key(user=request.user))
-    if wait is not None:
-        message = _("Too many requests. Try again in %(n)s seconds.") % {"n": wait}
-        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
-        response["Retry-After"] = str(wait)
-        return response
+    refused = read_refused(request)
+    if refused is not None:
+        return refused
     form, selected = _jobs_filtered(request)
     page = Paginator(selected, JOBS_PER_PAGE).get_page(request.GET.get("page"))
     template = "frontend/_job_rows.html" if request.GET.get("partial") == "rows" else "frontend/jobs.html"
@@ -195,6 +230,7 @@ def result_context(request: HttpRequest, document: Document, result: Result | No
             finding_display(f, show_pii=show_pii) for f in data.get("rejected_findings") or [] if isinstance(f, dict)
         ],
         "data": data,
+        "gate_view": gate_view(data.get("gate")),
     }
 
 
@@ -221,6 +257,7 @@ def result(request: HttpRequest, document_id: str) -> HttpResponse:
         and job.state == JobState.NEEDS_REVIEW
         and RERUNNABLE_REASON in job.review_reasons,
         **result_context(request, document, chosen),
+        **deadline_context(document),
     }
     return render(request, "frontend/result.html", context)
 

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import io
+import random
 import struct
 import zipfile
+from pathlib import Path
+from typing import cast
 from xml.sax.saxutils import escape
+
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 CONTENT_TYPES = (
     '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
@@ -177,3 +182,60 @@ def cjk_pdf_bytes(pages: list[list[str]], embedded_font: str | None = None) -> b
         document.showPage()
     document.save()
     return buffer.getvalue()
+
+
+# A full page of a lease (441 characters): a CER measured on a few lines moves by a third of a point per error.
+SCAN_TEXT = [
+    "房屋租赁合同",
+    "出租方（甲方）：王建国  承租方（乙方）：李晓梅",
+    "第一条 租赁期限",
+    "租赁期限自2024年1月1日起至2026年12月31日止。",
+    "第二条 租金及支付方式",
+    "乙方应于每月5日前向甲方支付当月租金人民币伍仟元整。",
+    "租金以银行转账方式支付，甲方收款后应出具收据。",
+    "第三条 押金",
+    "乙方于签订本合同时向甲方交纳押金一万元，租期届满",
+    "乙方结清水电费用并交还房屋后，甲方应无息退还押金。",
+    "第四条 房屋维修",
+    "房屋及附属设施因自然损耗需要维修的，由甲方负责；",
+    "因乙方使用不当造成损坏的，由乙方负责修复或赔偿。",
+    "第五条 违约责任",
+    "乙方逾期支付租金的，每逾期一日，应按月租金的百分之一",
+    "支付违约金；逾期超过三十日的，甲方有权解除本合同。",
+    "第六条 合同的解除",
+    "任何一方提前解除合同的，应提前三十日书面通知对方。",
+    "第七条 不可抗力",
+    "因地震、火灾等不可抗力致使合同无法履行的，双方互不",
+    "承担违约责任，但应及时通知对方并提供证明。",
+    "第八条 争议解决",
+    "因本合同引起的争议，双方协商不成的，向房屋所在地人民",
+    "法院起诉。本合同一式两份，甲乙双方各执一份。",
+]
+
+
+def scanned_page(lines: list[str], *, dpi: int = 300, angle: float = 1.2, seed: int = 7) -> Image.Image:
+    """An A4 page of CJK text (12 pt) as a scanner gives it: rasterised at `dpi`, slightly rotated, with dust
+    specks (0.1 % of the pixels flipped) and a little blur."""
+    if not Path(EMBEDDED_CJK_FONT).exists():
+        raise FileNotFoundError(f"the test font {EMBEDDED_CJK_FONT} is missing (fonts-wqy-microhei)")
+    width, height = int(8.27 * dpi), int(11.69 * dpi)
+    page = Image.new("L", (width, height), 255)
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.truetype(EMBEDDED_CJK_FONT, size=int(dpi * 12 / 72))
+    for number, line in enumerate(lines):
+        draw.text((int(dpi * 0.9), int(dpi * 1.0) + number * int(dpi * 0.35)), line, font=font, fill=0)
+    page = page.rotate(angle, resample=Image.Resampling.BICUBIC, fillcolor=255)
+    noise = random.Random(seed)
+    pixels = page.load()
+    assert pixels is not None
+    for _ in range(width * height // 1000):
+        x, y = noise.randrange(width), noise.randrange(height)
+        pixels[x, y] = 0 if cast(int, pixels[x, y]) > 127 else 255  # a grey ("L") image: one int per pixel
+    return page.filter(ImageFilter.GaussianBlur(0.3))
+
+
+def scanned_pdf_bytes(lines: list[str], *, dpi: int = 300, seed: int = 7) -> bytes:
+    """A one-page PDF holding only the image of `scanned_page(lines)`, as a scanner writes it (no text layer)."""
+    out = io.BytesIO()
+    scanned_page(lines, dpi=dpi, seed=seed).save(out, format="PDF", resolution=dpi)
+    return out.getvalue()

@@ -10,8 +10,11 @@ from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from contracts.api.fields import PastMomentField
 from contracts.api.permissions import context_sees_personal_data
+from contracts.api.progress_serializers import DeadlineSerializer
 from contracts.api.result_schema import ResultDataField
+from contracts.hotline.deadlines.clock import deadline_data
 from contracts.models import Document, DocumentKind, Job, JobState, Result
 from contracts.storable import UNSTORABLE_MESSAGE, json_storable
 from contracts.tenancy.personal_data import document_text_masked, result_data_masked
@@ -55,6 +58,11 @@ class SubmitSerializer(serializers.Serializer):
         required=False, allow_blank=True, max_length=50, help_text="Ticket channel, e.g. phone, web, app."
     )
     region = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    received_at = PastMomentField(
+        required=False,
+        help_text="A ticket: when the citizen called or wrote (ISO 8601 with timezone); its time limit counts from "
+        "here. Default: when DocGate received it.",
+    )
     metadata = MetadataField(required=False, default=dict)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -71,6 +79,13 @@ class SubmitSerializer(serializers.Serializer):
         for name in ("channel", "region"):
             if attrs.get(name):
                 metadata[name] = attrs[name]
+        if "received_at" in attrs:
+            metadata["received_at"] = attrs.pop("received_at").isoformat()
+        elif "received_at" in metadata:  # the same check for a time sent inside metadata
+            try:
+                metadata["received_at"] = PastMomentField().to_internal_value(metadata["received_at"]).isoformat()
+            except serializers.ValidationError as exc:
+                raise serializers.ValidationError({"received_at": exc.detail}) from None
         attrs["metadata"] = metadata
         return attrs
 
@@ -125,6 +140,7 @@ class JobSerializer(serializers.ModelSerializer):
 class DocumentSerializer(serializers.ModelSerializer):
     job = serializers.SerializerMethodField()
     result_version = serializers.SerializerMethodField()
+    deadline = serializers.SerializerMethodField()
 
     class Meta:
         model = Document
@@ -144,7 +160,14 @@ class DocumentSerializer(serializers.ModelSerializer):
             "created_at",
             "job",
             "result_version",
+            "deadline",
         ]
+
+    @extend_schema_field(DeadlineSerializer(allow_null=True))
+    def get_deadline(self, document: Document) -> dict[str, Any] | None:
+        """A ticket's time limit and progress (null for a contract, and for a ticket before its first result or
+        progress report)."""
+        return deadline_data(getattr(document, "ticket_deadline", None))
 
     @extend_schema_field(JobSerializer(allow_null=True))
     def get_job(self, document: Document) -> dict[str, Any] | None:
@@ -170,9 +193,10 @@ class DocumentColumnsSerializer(DocumentSerializer):
 
     job = None  # type: ignore[assignment]  # None takes the inherited field out (DRF)
     result_version = None  # type: ignore[assignment]
+    deadline = None  # type: ignore[assignment]
 
     class Meta(DocumentSerializer.Meta):
-        fields = [name for name in DocumentSerializer.Meta.fields if name not in {"job", "result_version"}]
+        fields = [name for name in DocumentSerializer.Meta.fields if name not in {"job", "result_version", "deadline"}]
 
 
 @functools.cache
@@ -185,7 +209,12 @@ def new_document_data(document: Document, job: Job) -> dict[str, Any]:
     yet), by serializers made once per process: a ModelSerializer rebuilds its fields from the model each time it
     is made, which was a fifth of an upload's server time."""
     columns, job_columns = _intake_serializers()
-    return {**columns.to_representation(document), "job": job_columns.to_representation(job), "result_version": None}
+    return {
+        **columns.to_representation(document),
+        "job": job_columns.to_representation(job),
+        "result_version": None,
+        "deadline": None,
+    }
 
 
 def documents_with_latest(documents: QuerySet[Document]) -> QuerySet[Document]:
@@ -193,7 +222,11 @@ def documents_with_latest(documents: QuerySet[Document]) -> QuerySet[Document]:
     costs the same few queries whatever its length."""
     newest_jobs = Prefetch("jobs", queryset=Job.objects.order_by("-created_at"), to_attr="jobs_newest")
     latest = Result.objects.filter(document=OuterRef("pk")).order_by("-version").values("version")[:1]
-    return documents.prefetch_related(newest_jobs).annotate(latest_version=Subquery(latest))
+    return (
+        documents.select_related("ticket_deadline")
+        .prefetch_related(newest_jobs)
+        .annotate(latest_version=Subquery(latest))
+    )
 
 
 class DocumentDetailSerializer(DocumentSerializer):

@@ -7,6 +7,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.permissions import AllowAny
 from rest_framework.routers import DefaultRouter
 
+from contracts.api.case_views import CaseViewSet
+from contracts.api.hotspot_views import HotspotsView
+from contracts.api.progress_views import TicketProgressView
 from contracts.api.review_views import ReviewTaskViewSet
 from contracts.api.views import DocumentViewSet, JobViewSet
 from contracts.api.webhook_views import WebhookDeliveryListView, WebhookEndpointView, WebhookRedeliverView
@@ -16,6 +19,7 @@ router.include_root_view = False
 router.register("documents", DocumentViewSet, basename="document")
 router.register("jobs", JobViewSet, basename="job")
 router.register("reviews", ReviewTaskViewSet, basename="review")
+router.register("cases", CaseViewSet, basename="case")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]), name="api-schema"),
@@ -25,6 +29,7 @@ urlpatterns = [
     path(
         "redoc/", SpectacularRedocView.as_view(url_name="api-schema", permission_classes=[AllowAny]), name="api-redoc"
     ),
+    path("hotspots/", HotspotsView.as_view(), name="api-hotspots"),
     path("webhook/", WebhookEndpointView.as_view(), name="webhook"),
     path("webhook/deliveries/", WebhookDeliveryListView.as_view(), name="webhook-deliveries"),
     path(
@@ -32,5 +37,6 @@ urlpatterns = [
         WebhookRedeliverView.as_view(),
         name="webhook-delivery-redeliver",
     ),
+    path("documents/<uuid:document_id>/progress/", TicketProgressView.as_view(), name="document-progress"),
     *router.urls,
 ]

@@ -11,9 +11,10 @@ from contracts.cascade import CascadeSettings, LLMPlan, Question
 from contracts.desks import ModelAnswer, RuleOutput
 from contracts.findings import Finding
 from contracts.hotline.cases import ticket_case_findings
+from contracts.hotline.deadlines.clock import ticket_deadline_store
 from contracts.hotline.findings import llm_ticket_finding, ticket_findings
 from contracts.learned.tickets import classifier_current
-from contracts.models import Document
+from contracts.models import Document, Result
 from inference.client import LLMClient
 from inference.questions import ticket_classify, ticket_prompt_values
 from rules.normalize import NormalizedText
@@ -131,3 +132,7 @@ class HotlineDesk:
             elif finding["kind"] == "urgency":
                 lines.append(f"紧急程度: {finding.get('label')}")
         return "\n".join(dict.fromkeys(lines)) or "无"
+
+    def result_stored(self, result: Result) -> None:
+        """The ticket's deadline follows its newest category and urgency."""
+        ticket_deadline_store(result=result)

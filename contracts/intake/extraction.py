@@ -31,6 +31,13 @@ _BINARY_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 PDF = "application/pdf"
 TEXT = "text/plain"
+# The file names people choose what intake reads by (it goes by content, never by the name), grouped by the
+# converter each group needs (None: read in process; a PDF's scanned pages need `ocr`).
+FILE_EXTENSIONS: dict[str | None, tuple[str, ...]] = {
+    None: (".txt", ".docx", ".pdf"),
+    "office": (".doc", ".wps", ".rtf", ".odt"),
+    "ocr": (".png", ".jpg", ".jpeg", ".tif", ".tiff"),
+}
 
 
 def sniff_content_type(data: bytes) -> str:

@@ -16,9 +16,9 @@ from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 
 from contracts.audit import audit_record
-from contracts.broker import JOB_RUN, task_send_on_commit
+from contracts.broker import job_send_on_commit
 from contracts.intake.extraction import ExtractionError, ExtractionLimits, intake_check, sniff_content_type
-from contracts.models import ApiKey, Document, DocumentKind, DocumentSource, Job, Organisation
+from contracts.models import ApiKey, Document, DocumentKind, DocumentSource, Job, JobPhase, Organisation
 from contracts.refusals import Refused
 from contracts.storable import UNSTORABLE_MESSAGE, json_storable
 
@@ -177,7 +177,7 @@ def document_submit(
                 api_key=api_key,
                 after={"kind": document.kind, "sha256": sha256, "size_bytes": len(raw), "job": str(job.id)},
             )
-            task_send_on_commit(JOB_RUN, str(job.id))
+            job_send_on_commit(str(job.id), JobPhase.RULES, converts=document.text_pending)
     except IntegrityError:
         _original_delete(document)
         # The same bytes were stored before (or by a concurrent request, first): answer with that document.

@@ -10,6 +10,7 @@ from contracts.desks import ModelAnswer, RuleOutput
 from contracts.findings import Finding
 from contracts.learned.clauses import clause_model_current
 from contracts.legal.findings import clause_finding, llm_clause_findings, risk_finding
+from contracts.models import Result
 from inference.chunking import Chunk
 from inference.client import LLMClient
 from inference.questions import clause_prompt_values, clauses_extract
@@ -145,3 +146,7 @@ class LegalDesk:
             elif finding["kind"] == "risk":
                 lines.append(f"风险: {finding['message']}")
         return "\n".join(dict.fromkeys(lines)) or "无"
+
+    def result_stored(self, result: Result) -> None:
+        """A contract derives nothing from its results (it has no deadline)."""
+        return None

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sys
 
-DEFAULT_QUEUE = "celery"
+DEFAULT_QUEUE = "celery"  # the rules of texts, and the periodic tasks (contracts.broker.JOB_RUN)
+CONVERT_QUEUE = "convert"  # the rules of documents read from a file: parse, LibreOffice, OCR (JOB_CONVERT)
 LLM_QUEUE = "llm"  # a job's model questions (contracts.broker.JOB_LLM)
 WEBHOOK_QUEUE = "webhooks"  # webhook deliveries (contracts.broker.WEBHOOK_DELIVER)
-ALL_QUEUES = (DEFAULT_QUEUE, LLM_QUEUE, WEBHOOK_QUEUE)
+ALL_QUEUES = (DEFAULT_QUEUE, CONVERT_QUEUE, LLM_QUEUE, WEBHOOK_QUEUE)
 
 
 def worker_command(

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from contracts.pipeline.runner import PROGRESS_WRITE_S, job_run, pipeline_stages
-from contracts.pipeline.sweeper import SweepReport, jobs_sweep
+from contracts.pipeline.sweeper import SweepReport, jobs_sweep, jobs_to_send
 from contracts.pipeline.transitions import JobLost, RunOutcome, RunStatus, TransientError, result_data
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "TransientError",
     "job_run",
     "jobs_sweep",
+    "jobs_to_send",
     "pipeline_stages",
     "result_data",
 ]

@@ -48,3 +48,11 @@ def jobs_sweep() -> tuple[SweepReport, list[str]]:
             resent += 1
             to_send.append(str(job_id))
     return SweepReport(requeued_running=requeued, resent_queued=resent, failed=failed), to_send
+
+
+def jobs_to_send(job_ids: list[str]) -> list[tuple[str, str, bool]]:
+    """(id, phase, whether its document's text is still to be read from the file) of each job, for `job_send`."""
+    jobs = Job.objects.filter(pk__in=job_ids)
+    pending = jobs.filter(document__text="").exclude(document__original="").exclude(document__original__isnull=True)
+    converts = {str(pk) for pk in pending.values_list("pk", flat=True)}
+    return [(str(pk), phase, str(pk) in converts) for pk, phase in jobs.values_list("pk", "phase")]

@@ -1,4 +1,5 @@
-"""Webhook delivery: one `result.final` delivery per final result per endpoint, sent and retried by workers."""
+"""Webhook delivery: one `result.final` delivery per final result per endpoint (and one per document event a desk
+raises, such as a ticket's `ticket.due_soon`), sent and retried by workers."""
 
 from __future__ import annotations
 
@@ -119,6 +120,19 @@ def webhook_event_failed(*, job: Job) -> WebhookDelivery | None:
                 "error": {key: error.get(key) for key in ("code", "message", "stage")},
             },
         },
+    )
+
+
+def webhook_event_document(
+    *, document: Document, event: str, event_key: str, body: dict[str, Any]
+) -> WebhookDelivery | None:
+    """Record an event a desk raises about one of its documents (the hotline desk's `ticket.due_soon`,
+    `ticket.overdue`), once per `event_key`, naming the document as every event does."""
+    return _event_record(
+        organisation_id=document.organisation_id,
+        event=event,
+        event_key=event_key,
+        body={"document": _document_ref(document), **body},
     )
 
 

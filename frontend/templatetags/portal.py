@@ -67,6 +67,65 @@ LABELS: dict[str, Any] = {
     "blank": _("Blank template slot"),
     "negated": _("Excluded"),
     "referenced": _("Referenced only"),
+    # How asking the model went (GateDecision.llm_status)
+    "used": _("Model answered"),
+    "off": _("Not asked"),
+    "invalid_output": _("No usable answer"),
+    "unavailable": _("Unavailable"),
+    # Entity labels (rules.entities)
+    "PARTY": _("Party"),
+    "PERSON": _("Person"),
+    "DATE": _("Date"),
+    "DURATION": _("Duration"),
+    "MONEY": _("Amount"),
+    "PERCENT": _("Percentage"),
+    "ADDRESS": _("Address"),
+    "REGION": _("Region"),
+    "PHONE": _("Phone number"),
+    "EMAIL": _("E-mail"),
+    "ID_NUMBER": _("ID number"),
+    "BANK_CARD": _("Bank card"),
+    # Urgency levels (rules.tickets.urgency)
+    "normal": _("Normal"),
+    "high": _("High"),
+    "urgent": _("Urgent"),
+    # Pipeline stages (result provenance)
+    "extract": _("Extraction"),
+    "normalize": _("Normalization"),
+    "rules": _("Rules"),
+    "gate": _("Safety gate"),
+    "plan": _("Plan"),
+    "merge": _("Merge"),
+    "respond": _("Response"),
+    # Audit events
+    "document.submitted": _("Document submitted"),
+    "job.done": _("Job done"),
+    "job.needs_review": _("Job sent to review"),
+    "job.failed": _("Job failed"),
+    "job.llm_rerun": _("Sent back to the model"),
+    "review.opened": _("Review opened"),
+    "review.claimed": _("Task claimed"),
+    "review.claim_taken_over": _("Claim taken over"),
+    "review.released": _("Task released"),
+    "review.reassigned": _("Task reassigned"),
+    "review.finding_decided": _("Finding decided"),
+    "review.response_edited": _("Response edited"),
+    "review.finalized": _("Review finalized"),
+    "review.withdrawn": _("Review withdrawn"),
+    "api_key.issued": _("API key issued"),
+    "api_key.revoked": _("API key revoked"),
+    "membership.added": _("Member added"),
+    "membership.invited": _("Member invited"),
+    "membership.removed": _("Member removed"),
+    "membership.role_changed": _("Role changed"),
+    "webhook.configured": _("Webhook configured"),
+    "webhook.redelivery_requested": _("Webhook redelivery requested"),
+    "ticket.dispatched": _("Dispatched"),
+    "ticket.answered": _("Answered"),
+    "ticket.closed": _("Closed"),
+    "ticket.returned": _("Returned"),
+    "ticket.due_soon": _("Due soon"),
+    "ticket.overdue": _("Overdue"),
 }
 
 
@@ -78,6 +137,12 @@ def label(value: Any) -> Any:
     if name is None:
         return value
     return f"{name}: {detail}" if detail else name
+
+
+@register.filter
+def labels(values: Any) -> list[Any]:
+    """`label` of each item of a list (stage names, reasons)."""
+    return [label(value) for value in values or []]
 
 
 @register.filter

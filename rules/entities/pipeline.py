@@ -63,7 +63,7 @@ def _ruler_entities(doc: Doc) -> list[Entity]:
     return found
 
 
-def _region_chains(text: str, regions: list[Entity]) -> Iterator[Entity]:
+def region_chains(text: str, regions: list[Entity]) -> Iterator[Entity]:
     """Yield units continuing each region (北京市→海淀区) and the address such a chain leads to."""
     for region in regions:
         links = region_links_after(text, region.end)
@@ -81,7 +81,7 @@ def regex_entities_component(doc: Doc) -> Doc:
     for finder in TEXT_FINDERS:
         candidates.extend(finder(text))
     regions = [entity for entity in candidates if entity.label == "REGION"]
-    candidates.extend(_region_chains(text, regions))
+    candidates.extend(region_chains(text, regions))
     aligned: list[Entity] = []
     spans = []
     for entity in candidates:

@@ -44,6 +44,16 @@ _DIGITS = re.compile(r"[0-9]+")
 _INT64 = struct.Struct(">q")
 
 
+def shingles(text: str, sizes: tuple[int, ...] = (2,)) -> Counter[str]:
+    """Character n-gram counts of the folded text without punctuation or spaces (the hotspots' topic terms,
+    `rules.tickets.topics`)."""
+    compact = _NOISE.sub("", fold_text(text))
+    counts: Counter[str] = Counter()
+    for size in sizes:
+        counts.update(compact[i : i + size] for i in range(len(compact) - size + 1))
+    return counts
+
+
 def ticket_shingles(text: str, size: int = SHINGLE_SIZE, places: Sequence[PlaceMention] = ()) -> set[str]:
     """Character n-grams of the folded text without punctuation or spaces, digit runs folded to one `0`, and
     without the `places` mentioned (a place is evidence of its own: in a short ticket its name would otherwise

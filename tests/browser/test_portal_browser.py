@@ -99,7 +99,7 @@ def test_ticket_is_reviewed_with_shortcuts_and_the_submitter_sees_version_2(acto
     rita.keyboard.press("j")
     rita.keyboard.press("c")  # opens the correction of the selected finding and focuses its label
     rita.keyboard.type("城乡建设")
-    rita.locator("tr.active [data-testid=correct-submit]").click()
+    rita.locator("[data-finding-row].active [data-testid=correct-submit]").click()
     rita.wait_for_selector("[data-testid=decision]")
     rita.keyboard.press("j")
     rita.keyboard.press("j")
@@ -108,7 +108,7 @@ def test_ticket_is_reviewed_with_shortcuts_and_the_submitter_sees_version_2(acto
     rita.fill("textarea[name=text]", "您反映的餐馆油烟问题已转交相关部门处理。")
     rita.click("[data-testid=save-response]")
     audit = rita.locator("[data-testid=audit]").inner_text()
-    assert "review.claimed" in audit and audit.count("review.finding_decided") == 2
+    assert "任务已认领" in audit and audit.count("发现项已裁定") == 2
     screenshot(rita, "review-task")
     rita.keyboard.press("f")
     rita.wait_for_url("**?v=2")

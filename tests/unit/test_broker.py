@@ -5,17 +5,21 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import pytest
+from django.utils import timezone
 from kombu.exceptions import OperationalError
 
-from contracts.broker import JOB_RUN, backoff_delay_s, task_send
+from contracts.broker import JOB_CONVERT, JOB_RUN, backoff_delay_s, task_send
 from contracts.intake.submission import Submission, document_submit
-from contracts.models import Job, JobState
+from contracts.models import Document, Job, JobState
 from contracts.pipeline import jobs_sweep
+from contracts.tasks import jobs_sweep_task
+from tests.files import docx_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,6 +37,41 @@ def test_a_job_is_sent_only_after_its_transaction_commits(actors: Any, django_ca
         for callback in callbacks:
             callback()
     send.assert_called_once_with(JOB_RUN, args=[str(outcome.job.pk)])
+
+
+def test_a_file_to_read_goes_to_the_convert_queue_and_a_text_to_the_default_one(
+    actors: Any, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Queues by cost: a ticket's text never waits behind a document whose file is still to be parsed or OCRed,
+    at intake and when the sweeper sends a stuck job again (once its text is read, it is a text like any other)."""
+    with mock.patch("contracts.broker.current_app") as app, django_capture_on_commit_callbacks(execute=True):
+        text = document_submit(
+            organisation=actors.acme, submission=Submission(kind="ticket", source="api", text="楼道灯坏了一个月")
+        )
+        upload = document_submit(
+            organisation=actors.acme,
+            submission=Submission(
+                kind="contract", source="api", data=docx_bytes(["第一条 保密义务"]), original_name="a.docx"
+            ),
+        )
+    assert app.send_task.call_args_list == [
+        mock.call(JOB_RUN, args=[str(text.job.pk)]),
+        mock.call(JOB_CONVERT, args=[str(upload.job.pk)]),
+    ]
+    routes = settings.CELERY_TASK_ROUTES
+    assert routes[JOB_CONVERT] == {"queue": "convert"} and JOB_RUN not in routes
+    old = timezone.now() - timedelta(seconds=settings.DOCGATE_JOB_QUEUED_DEADLINE_S + 5)
+    Job.objects.filter(pk__in=[text.job.pk, upload.job.pk]).update(queued_at=old)
+    with mock.patch("contracts.broker.current_app.send_task") as send:
+        jobs_sweep_task()
+    assert sorted(send.call_args_list) == sorted(
+        [mock.call(JOB_RUN, args=[str(text.job.pk)]), mock.call(JOB_CONVERT, args=[str(upload.job.pk)])]
+    )
+    Document.objects.filter(pk=upload.document.pk).update(text="第一条 保密义务")  # read by an earlier attempt
+    Job.objects.filter(pk=upload.job.pk).update(queued_at=old)
+    with mock.patch("contracts.broker.current_app.send_task") as send:
+        jobs_sweep_task()
+    send.assert_called_once_with(JOB_RUN, args=[str(upload.job.pk)])
 
 
 def test_a_broker_that_refuses_the_message_leaves_the_job_queued_for_the_sweeper(

@@ -24,6 +24,7 @@ from contracts.intake.extraction import extract
 from contracts.intake.isolation import ISOLATION_LACKS, Isolation, isolation
 from contracts.intake.landlock import landlock_abi
 from contracts.intake.sandbox import run_converter, workspace
+from tests.files import SCAN_TEXT, scanned_page
 from tests.hostile_documents import (
     Listener,
     Secret,
@@ -34,15 +35,7 @@ from tests.hostile_documents import (
     secret_planted,
     targets_of,
 )
-from tests.unit.test_converters import (
-    LIMITS,
-    SCAN_TEXT,
-    _image_bytes,
-    _libreoffice_converts,
-    _need,
-    character_error_rate,
-    scanned_page,
-)
+from tests.unit.test_converters import LIMITS, _image_bytes, _libreoffice_converts, _need, character_error_rate
 
 
 @pytest.fixture

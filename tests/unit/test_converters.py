@@ -14,10 +14,9 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import cast
 
 import pytest
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from PIL import Image
 
 from contracts.intake.errors import ExtractionError, ExtractionLimits
 from contracts.intake.extraction import extract, intake_check
@@ -25,37 +24,9 @@ from contracts.intake.sandbox import converter_status, run_converter, workspace
 from rules.evaluation.dialect import edit_distance
 from rules.normalize import normalize
 from tests.conftest import IN_CI
-from tests.files import cjk_pdf_bytes, docx_bytes
+from tests.files import SCAN_TEXT, cjk_pdf_bytes, docx_bytes, scanned_page
 
 LIMITS = ExtractionLimits(max_unzipped_bytes=50_000_000, max_pdf_pages=50, max_text_chars=1_000_000)
-FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
-# A full page of a lease (441 characters): a CER measured on a few lines moves by a third of a point per error.
-SCAN_TEXT = [
-    "房屋租赁合同",
-    "出租方（甲方）：王建国  承租方（乙方）：李晓梅",
-    "第一条 租赁期限",
-    "租赁期限自2024年1月1日起至2026年12月31日止。",
-    "第二条 租金及支付方式",
-    "乙方应于每月5日前向甲方支付当月租金人民币伍仟元整。",
-    "租金以银行转账方式支付，甲方收款后应出具收据。",
-    "第三条 押金",
-    "乙方于签订本合同时向甲方交纳押金一万元，租期届满",
-    "乙方结清水电费用并交还房屋后，甲方应无息退还押金。",
-    "第四条 房屋维修",
-    "房屋及附属设施因自然损耗需要维修的，由甲方负责；",
-    "因乙方使用不当造成损坏的，由乙方负责修复或赔偿。",
-    "第五条 违约责任",
-    "乙方逾期支付租金的，每逾期一日，应按月租金的百分之一",
-    "支付违约金；逾期超过三十日的，甲方有权解除本合同。",
-    "第六条 合同的解除",
-    "任何一方提前解除合同的，应提前三十日书面通知对方。",
-    "第七条 不可抗力",
-    "因地震、火灾等不可抗力致使合同无法履行的，双方互不",
-    "承担违约责任，但应及时通知对方并提供证明。",
-    "第八条 争议解决",
-    "因本合同引起的争议，双方协商不成的，向房屋所在地人民",
-    "法院起诉。本合同一式两份，甲乙双方各执一份。",
-]
 PARAGRAPHS = ["第一条 保密义务", "乙方对在合作中知悉的甲方商业秘密负有保密义务。", "第二条 合同期限为三年。"]
 
 
@@ -72,27 +43,6 @@ def _fresh_status() -> Iterator[None]:
     converter_status.cache_clear()
     yield
     converter_status.cache_clear()
-
-
-def scanned_page(lines: list[str], *, dpi: int = 300, angle: float = 1.2, seed: int = 7) -> Image.Image:
-    """An A4 page of CJK text (12 pt) as a scanner gives it: rasterised at `dpi`, slightly rotated, with dust
-    specks (0.1 % of the pixels flipped) and a little blur."""
-    if not FONT.exists():
-        pytest.fail(f"the test font {FONT} is missing (fonts-wqy-microhei)")
-    width, height = int(8.27 * dpi), int(11.69 * dpi)
-    page = Image.new("L", (width, height), 255)
-    draw = ImageDraw.Draw(page)
-    font = ImageFont.truetype(str(FONT), size=int(dpi * 12 / 72))
-    for number, line in enumerate(lines):
-        draw.text((int(dpi * 0.9), int(dpi * 1.0) + number * int(dpi * 0.35)), line, font=font, fill=0)
-    page = page.rotate(angle, resample=Image.Resampling.BICUBIC, fillcolor=255)
-    noise = random.Random(seed)
-    pixels = page.load()
-    assert pixels is not None
-    for _ in range(width * height // 1000):
-        x, y = noise.randrange(width), noise.randrange(height)
-        pixels[x, y] = 0 if cast(int, pixels[x, y]) > 127 else 255  # a grey ("L") image: one int per pixel
-    return page.filter(ImageFilter.GaussianBlur(0.3))
 
 
 def _image_bytes(image: Image.Image, kind: str, dpi: int = 300) -> bytes:

@@ -108,15 +108,24 @@ def test_system_checks_warn_about_a_misconfigured_llm_and_broker(settings: Any) 
     assert {"docgate.W001", "docgate.W003", "docgate.W005"} <= ids
 
 
-def test_the_model_questions_have_their_own_queue_and_worker(compose: dict[str, Any], settings: Any) -> None:
-    """A job's model questions go to the `llm` queue, which only `worker-llm` consumes (and runstack's worker-llm)."""
+def test_each_queue_by_cost_has_its_own_worker_in_compose_and_runstack(compose: dict[str, Any], settings: Any) -> None:
+    """Files to read (`convert`), the model's questions (`llm`) and webhook deliveries (`webhooks`) are routed to
+    their own queues; compose and runstack each run one worker per queue, and no worker consumes two."""
     from contracts.management.commands.runstack import Command
+    from contracts.operations.processes import ALL_QUEUES
 
-    assert settings.CELERY_TASK_ROUTES["contracts.tasks.job_llm_task"] == {"queue": "llm"}
-    worker, llm_worker = compose["services"]["worker"]["command"], compose["services"]["worker-llm"]["command"]
-    assert worker[worker.index("--queues") + 1] == "celery"
-    assert llm_worker[llm_worker.index("--queues") + 1] == "llm"
+    routes = settings.CELERY_TASK_ROUTES
+    assert routes["contracts.tasks.job_convert_task"] == {"queue": "convert"}
+    assert routes["contracts.tasks.job_llm_task"] == {"queue": "llm"}
+    assert routes["contracts.tasks.webhook_deliver_task"] == {"queue": "webhooks"}
+    assert "contracts.tasks.job_run_task" not in routes  # texts: the default queue
+    expected = {"worker": "celery", "worker-convert": "convert", "worker-llm": "llm", "worker-webhooks": "webhooks"}
+    assert set(expected.values()) == set(ALL_QUEUES) == {"celery", *(route["queue"] for route in routes.values())}
+    services = compose["services"]
+    in_compose = {name: svc["command"][svc["command"].index("--queues") + 1] for name, svc in services.items()
+                  if "--queues" in (svc.get("command") or [])}  # fmt: skip
+    assert in_compose == expected
     settings.LLM_ENABLED = False  # no local model server in the command list
     commands = Command()._commands("127.0.0.1:0", 1)
-    queues = {name: cmd[cmd.index("--queues") + 1] for name, cmd in commands.items() if "--queues" in cmd}
-    assert queues == {"worker": "celery", "worker-llm": "llm", "worker-webhooks": "webhooks"}
+    in_runstack = {name: cmd[cmd.index("--queues") + 1] for name, cmd in commands.items() if "--queues" in cmd}
+    assert in_runstack == expected

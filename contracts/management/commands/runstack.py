@@ -1,5 +1,5 @@
-"""Run the web server, the Celery workers (rules, model questions, webhook deliveries) and beat together (the
-embedded `make run` setup)."""
+"""Run the web server, the Celery workers (rules of texts, files to read, model questions, webhook deliveries) and
+beat together (the embedded `make run` setup)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,14 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from contracts.operations.processes import DEFAULT_QUEUE, LLM_QUEUE, WEBHOOK_QUEUE, beat_command, worker_command
+from contracts.operations.processes import (
+    CONVERT_QUEUE,
+    DEFAULT_QUEUE,
+    LLM_QUEUE,
+    WEBHOOK_QUEUE,
+    beat_command,
+    worker_command,
+)
 from inference.local_server import model_path_ensure, server_command
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -76,6 +83,8 @@ class Command(BaseCommand):
         commands = {
             "web": [*web, "--access-logfile", "-"],
             "worker": worker_command(concurrency=1, hostname="docgate-worker@%h", queues=(DEFAULT_QUEUE,)),
+            # Files to read (parse, LibreOffice, OCR: seconds to minutes) have their own: no text waits behind a scan.
+            "worker-convert": worker_command(concurrency=1, hostname="docgate-convert@%h", queues=(CONVERT_QUEUE,)),
             # The model's questions have their own worker: no document's rules wait behind another's model calls.
             "worker-llm": worker_command(concurrency=1, hostname="docgate-llm@%h", queues=(LLM_QUEUE,)),
             # Webhook deliveries too: a receiver that takes its time (up to DOCGATE_WEBHOOK_TIMEOUT_S) holds no job.

@@ -81,12 +81,13 @@
   var current = -1;
   function focusFinding(id) {
     $$("mark.active").forEach(function (m) { m.classList.remove("active"); });
-    $$("tr.active").forEach(function (r) { r.classList.remove("active"); });
+    $$("[data-finding-row].active").forEach(function (r) { r.classList.remove("active"); });
     $$("#doctext mark").forEach(function (m) {
       if ((" " + m.getAttribute("data-finding") + " ").indexOf(" " + id + " ") >= 0) m.classList.add("active");
     });
     var first = $("#doctext mark.active"); if (first) first.scrollIntoView({ block: "center", behavior: "smooth" });
-    var row = $("[data-finding-row='" + id + "']"); if (row) row.classList.add("active");
+    var row = $("[data-finding-row='" + id + "']");
+    if (row) { row.classList.add("active"); row.scrollIntoView({ block: "nearest" }); }
   }
   function findings() {
     $$("a.finding-link").forEach(function (a) {

@@ -1,4 +1,5 @@
-"""The hotline desk's API: repeat cases under /api/v1/cases/ — members read them, reviewers merge and split."""
+"""Repeat cases under /api/v1/cases/ (the hotline desk's `contracts.hotline.cases`): members read them, reviewers
+merge and split."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contracts', '0009_invitations'),
+        ('contracts', '0010_deadlines'),
     ]
 
     operations = [
