@@ -219,6 +219,12 @@ SAFETY_LLM_MAX_CHUNKS = envint("SAFETY_LLM_MAX_CHUNKS", 4)
 # Routing: a ticket category below this confidence, and this share of jobs at random, go to a reviewer.
 DOCGATE_MIN_CONFIDENCE = envfloat("DOCGATE_MIN_CONFIDENCE", 0.5)
 DOCGATE_QA_SAMPLE_RATE = envfloat("DOCGATE_QA_SAMPLE_RATE", 0.0)
+# Repeat cases (contracts.hotline.cases): a new ticket is compared with its organisation's tickets of this many
+# days before it, and joins the case of one whose evidence reaches the threshold (rules.tickets.repeats).
+DOCGATE_REPEAT_WINDOW_DAYS = envint("DOCGATE_REPEAT_WINDOW_DAYS", 30)
+# The default is the measured rules.tickets.repeats.DEFAULT_THRESHOLD (named here, not imported: settings load no
+# rule packages; a test holds the two equal).
+DOCGATE_REPEAT_THRESHOLD = envfloat("DOCGATE_REPEAT_THRESHOLD", 0.35)
 # Model-written reply drafts and risk summaries: on by default with vLLM (Gemma 2 9B-it); off with the embedded
 # llama.cpp base model, which cannot write them — DocGate's templates answer instead.
 LLM_DRAFTS = envbool("LLM_DRAFTS", LLM_ENGINE == "vllm")

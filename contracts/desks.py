@@ -66,6 +66,12 @@ class Desk(Protocol):
         """The deterministic findings of this kind (entities and personal data are the shared stage's)."""
         ...
 
+    def stored_findings(self, document: Any, normalized: NormalizedText) -> list[Finding]:
+        """Findings that compare the stored document (a `contracts.models.Document`, named loosely: the legal desk
+        imports no model module, which registers the hotline desk's) with its organisation's history — a ticket's
+        repeat case; run once in the rules phase, after the rule findings. An unstored document gets none."""
+        ...
+
     def plan_questions(self, findings: list[Finding], knobs: CascadeSettings) -> list[tuple[Question, bool]]:
         """This kind's questions for the model, each with whether the cascade asks it."""
         ...

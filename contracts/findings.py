@@ -15,7 +15,7 @@ from typing_extensions import TypedDict
 from rules.entities import ENTITY_PACK, EntityGroup
 from rules.normalize import NormalizedText
 
-FindingKind = Literal["clause", "risk", "entity", "ticket_category", "urgency"]
+FindingKind = Literal["clause", "risk", "entity", "ticket_category", "urgency", "repeat_case"]
 FindingSource = Literal["rule", "llm"]
 # Choice sets named in the OpenAPI schema (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
 FINDING_KINDS, FINDING_SOURCES = get_args(FindingKind), get_args(FindingSource)
@@ -116,9 +116,23 @@ class UrgencyFinding(FindingBase, total=False):
     cues: list[dict[str, Any]]
 
 
+@with_config(KEEP_EXTRA)
+class CaseFinding(FindingBase, total=False):
+    """A ticket's repeat case (重复件): the case it belongs to, whether it joined as a repeat, the earlier tickets."""
+
+    kind: Required[Literal["repeat_case"]]
+    source: Required[FindingSource]
+    case_id: str
+    joined_by: str  # first | repeat | reviewer
+    repeats: str | None  # the earlier ticket (document id) this one repeats
+    earlier_tickets: list[dict[str, Any]]  # document_id, reference, created_at, joined_by; newest first
+    similarity: dict[str, Any]  # text_similarity, shared_place, same_caller, score (a repeat's evidence)
+
+
 # One finding of a result, typed by its `kind`.
 Finding = Annotated[
-    ClauseFinding | RiskFinding | EntityFinding | CategoryFinding | UrgencyFinding, Field(discriminator="kind")
+    ClauseFinding | RiskFinding | EntityFinding | CategoryFinding | UrgencyFinding | CaseFinding,
+    Field(discriminator="kind"),
 ]
 
 

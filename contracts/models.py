@@ -1,6 +1,6 @@
 """DocGate's domain: organisations, API keys, documents, jobs, versioned results and the audit log (webhooks in
-`contracts.webhooks.models`, invitations in `contracts.tenancy.models`, ticket deadlines in
-`contracts.hotline.deadlines.models`, re-exported here)."""
+`contracts.webhooks.models`, invitations in `contracts.tenancy.models`, repeat cases in `contracts.hotline.models`,
+ticket deadlines in `contracts.hotline.deadlines.models`, re-exported here)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from django.db import models
 from django.utils import timezone
 
 from contracts.hotline.deadlines.models import ServiceLevel, TicketDeadline  # noqa: F401 (Django reads them here)
+from contracts.hotline.models import Case, CaseTicket, TicketBand, TicketSignature  # noqa: F401 (Django reads them here)
 from contracts.tenancy.models import Invitation  # noqa: F401 (Django reads it here)
 from contracts.webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint  # noqa: F401 (Django reads them here)
 

@@ -145,3 +145,15 @@ class DecisionForm(forms.Form):
 
 class ResponseForm(forms.Form):
     text = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 6}), max_length=20_000, strip=False)
+
+
+class CaseMergeForm(forms.Form):
+    """A reviewer merges another case (by its id) into the one on the page."""
+
+    case = forms.UUIDField(label=_("Case to merge into this one"))
+
+
+class CaseSplitForm(forms.Form):
+    """A reviewer splits one ticket off the case into a case of its own."""
+
+    document = forms.UUIDField()

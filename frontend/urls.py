@@ -1,10 +1,11 @@
-"""Portal routes: submit, jobs, results, hotspots, the review queue, organisation admin and invitations."""
+"""Portal routes: submit, jobs, results, hotspots, the review queue, repeat cases, organisation admin and
+invitations."""
 
 from __future__ import annotations
 
 from django.urls import path
 
-from frontend import hotspot_views, invitation_views, org_views, review_views, views
+from frontend import case_views, hotspot_views, invitation_views, org_views, review_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -25,6 +26,10 @@ urlpatterns = [
     path("review/<uuid:task_id>/decide/", review_views.decide, name="review_decide"),
     path("review/<uuid:task_id>/response/", review_views.response, name="review_response"),
     path("review/<uuid:task_id>/finalize/", review_views.finalize, name="review_finalize"),
+    path("cases/", case_views.cases, name="cases"),
+    path("cases/<uuid:case_id>/", case_views.case, name="case"),
+    path("cases/<uuid:case_id>/merge/", case_views.merge, name="case_merge"),
+    path("cases/<uuid:case_id>/split/", case_views.split, name="case_split"),
     path("organisation/", org_views.settings_page, name="org_settings"),
     path("organisation/keys/", org_views.key_create, name="org_key_create"),
     path("organisation/keys/<int:key_id>/revoke/", org_views.key_revoke, name="org_key_revoke"),

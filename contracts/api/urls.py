@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.permissions import AllowAny
 from rest_framework.routers import DefaultRouter
 
+from contracts.api.case_views import CaseViewSet
 from contracts.api.hotspot_views import HotspotsView
 from contracts.api.progress_views import TicketProgressView
 from contracts.api.review_views import ReviewTaskViewSet
@@ -18,6 +19,7 @@ router.include_root_view = False
 router.register("documents", DocumentViewSet, basename="document")
 router.register("jobs", JobViewSet, basename="job")
 router.register("reviews", ReviewTaskViewSet, basename="review")
+router.register("cases", CaseViewSet, basename="case")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]), name="api-schema"),

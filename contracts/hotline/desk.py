@@ -10,10 +10,11 @@ from django.conf import settings
 from contracts.cascade import CascadeSettings, LLMPlan, Question
 from contracts.desks import ModelAnswer, RuleOutput
 from contracts.findings import Finding
+from contracts.hotline.cases import ticket_case_findings
 from contracts.hotline.deadlines.clock import ticket_deadline_store
 from contracts.hotline.findings import llm_ticket_finding, ticket_findings
 from contracts.learned.tickets import classifier_current
-from contracts.models import Result
+from contracts.models import Document, Result
 from inference.client import LLMClient
 from inference.questions import ticket_classify, ticket_prompt_values
 from rules.normalize import NormalizedText
@@ -63,6 +64,9 @@ class HotlineDesk:
         urgency = urgency_cues(normalized.text)
         packs = {"tickets": classification.pack_version, "tickets_urgency": urgency.pack_version}
         return RuleOutput(ticket_findings(normalized, classification, urgency), packs)
+
+    def stored_findings(self, document: Document, normalized: NormalizedText) -> list[Finding]:
+        return ticket_case_findings(document, normalized.text)  # repeat cases (重复件): its case, earlier tickets
 
     def plan_questions(self, findings: list[Finding], knobs: CascadeSettings) -> list[tuple[Question, bool]]:
         confidence = rule_confidence(findings)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, cast
 
-from contracts.findings import Finding, span_original
+from contracts.findings import CaseFinding, Finding, span_original
 from inference.answers import LLMFinding
 from rules.normalize import NormalizedText
 from rules.tickets.combine import TicketClassification
+from rules.tickets.repeats import RepeatMatch
 from rules.tickets.urgency import Urgency
 
 
@@ -58,3 +59,23 @@ def llm_ticket_finding(normalized: NormalizedText, finding: LLMFinding, prompt_v
         "prompt_version": prompt_version,
     }
     return cast(Finding, out)  # the attributes are a Finding's taxonomy keys (level2, level3, department)
+
+
+def case_finding(
+    case_id: str, joined_by: str, match: RepeatMatch | None, earlier: list[dict[str, Any]], threshold: float
+) -> CaseFinding:
+    """The ticket's repeat case: its id, how the ticket joined, the ticket it repeats and the earlier tickets."""
+    finding: CaseFinding = {
+        "kind": "repeat_case",
+        "label": "repeat" if earlier else "new",
+        "case_id": case_id,
+        "joined_by": joined_by,
+        "repeats": match.ticket_id if match is not None else None,
+        "earlier_tickets": earlier,
+        "rule_id": "tickets.repeat_case",
+        "source": "rule",
+    }
+    if match is not None:
+        finding["similarity"] = {**match.evidence.as_dict(), "threshold": threshold}
+        finding["confidence"] = min(1.0, match.score)
+    return finding

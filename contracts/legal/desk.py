@@ -89,6 +89,9 @@ class LegalDesk:
         findings.extend(risk_finding(normalized, r) for r in risk_checks(text, analysis.findings))
         return RuleOutput(findings, {"clauses": groups[0].primary.pack_version} if groups else {})
 
+    def stored_findings(self, document: Any, normalized: NormalizedText) -> list[Finding]:
+        return []  # a contract is compared with no stored history
+
     def plan_questions(self, findings: list[Finding], knobs: CascadeSettings) -> list[tuple[Question, bool]]:
         if knobs.policy == "always":
             return [(Question("clauses", "policy always", knobs.clause_labels), True)]

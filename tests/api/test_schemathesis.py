@@ -19,8 +19,8 @@ pytestmark = pytest.mark.django_db
 # The schema the app serves (drf-spectacular), fetched and called in-process over WSGI. Loaded at import:
 # schemathesis's lazy `from_fixture` loader does not run under pytest 9.
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application)
-# The review queue answers reviewers, which no API key is: it is fuzzed again as Rita, signed in.
-review_operations = schema.include(path_regex=r"^/api/v1/reviews/")
+# The review queue and the cases' merge and split answer reviewers, which no API key is: fuzzed again as Rita.
+review_operations = schema.include(path_regex=r"^/api/v1/(reviews|cases)/")
 
 
 @pytest.fixture

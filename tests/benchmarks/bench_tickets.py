@@ -10,7 +10,7 @@ from rules.evaluation.common import jsonl_rows
 from rules.normalize.width import fold_text
 from rules.tickets.matcher import rule_match
 from rules.tickets.pack import TicketRulePack, load_pack
-from rules.tickets.repeats import RepeatDetector
+from rules.tickets.repeats import RepeatIndex, ticket_signature
 from rules.tickets.urgency import urgency_cues
 from tests.benchmarks.measure import GROWTH_CHARS, SIZES, chars_per_second, naive_term_hits
 from tests.shared_data import shared_file
@@ -44,11 +44,13 @@ def main() -> None:
         str(size): round(chars_per_second(lambda t: naive_term_hits(fold_text(t), terms), [whole[:size]]))
         for size in SIZES[:3]
     }
-    detector = RepeatDetector((str(i), text) for i, text in enumerate(tickets))
-    detector.similar("预热")
+    detector = RepeatIndex()
+    for i, text in enumerate(tickets):
+        detector.add(str(i), ticket_signature(text))
+    detector.repeats(ticket_signature("预热"))
     started = time.perf_counter()
     for text in sample:
-        detector.similar(text)
+        detector.repeats(ticket_signature(text))
     repeat_qps = len(sample) / (time.perf_counter() - started)
     rates = list(growth.values())
     report = {

@@ -1,10 +1,10 @@
-"""Urgency cues and repeat-complaint detection for tickets (no Django)."""
+"""Urgency cues for tickets (no Django; repeat complaints are tested in test_repeats.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rules.tickets import RepeatDetector, urgency_cues
+from rules.tickets import urgency_cues
 
 
 @pytest.mark.parametrize(
@@ -49,50 +49,3 @@ def test_negation_does_not_cross_a_clause_break() -> None:
 
 def test_plain_ticket_is_normal() -> None:
     assert urgency_cues("请问公积金贷款需要哪些材料？").level == "normal"
-
-
-EARLIER = [
-    ("t-bbq", "A市A5区幸福家园小区旁边的烧烤店每天营业到凌晨两点，油烟和噪音严重扰民，请相关部门处理"),
-    ("t-school", "A市A2区实验小学门口上下学时段交通拥堵严重，希望增派交警疏导"),
-    ("t-wages", "B市某建材公司拖欠三十多名工人两个月工资，老板电话不接，请劳动监察部门介入"),
-    ("t-parking", "A市A5区幸福家园小区物业公司乱收停车费，每月涨到三百元，业主意见很大"),
-    ("t-site", "A市A5区幸福家园小区旁的工地晚上施工噪音太大，影响休息"),
-]
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("B市一家建材公司欠了三十多个工人两个月的工资，老板不接电话，请劳动监察介入", "t-wages"),
-        ("A市A5区幸福家园小区的停车费被物业涨到每月三百元，业主很有意见", "t-parking"),
-        ("再次反映：A市A5区幸福家园小区旁边烧烤店营业到凌晨两点，油烟噪音扰民", "t-bbq"),
-    ],
-    ids=["wages-reworded", "parking-reworded", "bbq-again"],
-)
-def test_reworded_repeat_is_found_first(text: str, expected: str) -> None:
-    hits = RepeatDetector(EARLIER).similar(text)
-    assert hits and hits[0].ticket_id == expected
-    assert hits[0].score >= 0.3
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "A市A2区某中学食堂饭菜质量差，价格贵",
-        "A市A5区幸福家园小区门口的路灯坏了一个月没人修",
-        "C市某医院挂号难，排队三个小时",
-    ],
-    ids=["other-school-topic", "same-estate-other-topic", "unrelated"],
-)
-def test_different_complaint_is_not_a_repeat(text: str) -> None:
-    assert RepeatDetector(EARLIER).similar(text) == []
-
-
-def test_detector_grows_and_can_exclude_the_ticket_itself() -> None:
-    detector = RepeatDetector()
-    assert detector.similar("任何内容") == []
-    detector.add("a", "小区噪音扰民，晚上广场舞音响太大")
-    detector.add("b", "小区广场舞音响太大，晚上噪音扰民")
-    assert len(detector) == 2
-    assert [hit.ticket_id for hit in detector.similar("小区噪音扰民，晚上广场舞音响太大", exclude="a")] == ["b"]
-    assert detector.similar("，。！") == []
