@@ -87,7 +87,9 @@ def _cross_validate(rows: list[dict[str, Any]], folds: int, seed: int) -> dict[s
         for i, result in zip(test_index, fold_results, strict=True):
             results[i] = result
         fold_f1.append(classification_report(test_gold, [r.label for r in fold_results])["macro_f1"])
-        reference = [str(label) for label in baseline_pipeline().fit(train_texts, train_labels).predict(test_texts)]
+        reference: list[str | None] = [
+            str(label) for label in baseline_pipeline().fit(train_texts, train_labels).predict(test_texts)
+        ]
         for i, label in zip(test_index, reference, strict=True):
             baseline[i] = label
         fold_baseline.append(classification_report(test_gold, reference)["macro_f1"])
