@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db import models
 
+from contracts.hotline.departments_admin import seed_ticket_departments
 from contracts.models import (
     ApiKey,
     AuditEvent,
@@ -25,6 +26,7 @@ from contracts.models import (
 @admin.register(Organisation)
 class OrganisationAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "created_at"]
+    actions = [seed_ticket_departments]
 
 
 admin.site.register(Membership)

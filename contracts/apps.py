@@ -13,4 +13,5 @@ class ContractsConfig(AppConfig):
     def ready(self) -> None:
         import contracts.operations.metrics  # noqa: F401  (observes stage latency as pipeline results are stored)
         from contracts.api import schema  # noqa: F401  (registers the API key's OpenAPI security scheme)
+        from contracts.hotline import departments  # noqa: F401  (registers the hotline desk's department model)
         from contracts.operations import checks  # noqa: F401  (registers system checks)

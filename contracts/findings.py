@@ -92,6 +92,26 @@ class EntityFinding(FindingBase, total=False):
     definition_span: list[int]  # PARTY: where the party is defined (甲方：某某公司)
 
 
+class CategoryAlternative(TypedDict):
+    """One ranked candidate category of a ticket, with its department and the level-2/3 names its text suggests."""
+
+    label: str
+    probability: float | None  # the classifier's calibrated probability; null without a classifier (rules only)
+    department: str | None
+    department_source: str  # organisation (its own table) | default (DocGate's level-1/2 defaults)
+    level2: list[str]
+    level3: list[str]
+
+
+class CategoryRouting(TypedDict):
+    """Whether the ticket is routed as classified or goes to a dispatcher: the classifier's probability of the
+    category against that category's threshold (both null without a classifier)."""
+
+    probability: float | None
+    threshold: float | None
+    needs_dispatcher: bool
+
+
 @with_config(KEEP_EXTRA)
 class CategoryFinding(FindingBase, total=False):
     """A ticket's category in the organiser's taxonomy, with the department it is routed to."""
@@ -101,6 +121,10 @@ class CategoryFinding(FindingBase, total=False):
     level2: str | None
     level3: str | None
     department: str | None
+    department_source: str  # organisation | default
+    department_version: int | None  # the organisation's row version that named the department
+    alternatives: list[CategoryAlternative]  # up to three, best first
+    routing: CategoryRouting
     decided_by: str  # rules | classifier | both
     rules_label: str | None
     classifier_label: str | None

@@ -12,6 +12,7 @@ from contracts.desks import ModelAnswer, RuleOutput
 from contracts.findings import Finding
 from contracts.hotline.cases import ticket_case_findings
 from contracts.hotline.deadlines.clock import ticket_deadline_store
+from contracts.hotline.departments import department_table
 from contracts.hotline.findings import llm_ticket_finding, ticket_findings
 from contracts.learned.tickets import classifier_current
 from contracts.models import Document, Result
@@ -60,7 +61,7 @@ class HotlineDesk:
 
     def rule_findings(self, normalized: NormalizedText, *, organisation: str) -> RuleOutput:
         classifier = classifier_current(organisation) if organisation else None  # no organisation: rules alone
-        classification = classify_ticket(normalized.text, classifier)
+        classification = classify_ticket(normalized.text, classifier, departments=department_table(organisation))
         urgency = urgency_cues(normalized.text)
         packs = {"tickets": classification.pack_version, "tickets_urgency": urgency.pack_version}
         return RuleOutput(ticket_findings(normalized, classification, urgency), packs)
@@ -106,9 +107,16 @@ class HotlineDesk:
     def review_reasons(self, findings: list[Finding], confidence: Mapping[str, float]) -> list[str]:
         """`low_confidence` when the category is below DOCGATE_MIN_CONFIDENCE by the rules' own account: the model
         agreeing raises the stated confidence, never a doubtful category out of review (text in a ticket can talk
-        a model into agreeing)."""
+        a model into agreeing); `routing_uncertain` when the organisation's classifier is below its category's
+        routing threshold, so a dispatcher routes the ticket."""
         stated = min(rule_confidence(findings), confidence.get("category", 0.0))
-        return ["low_confidence"] if stated < settings.DOCGATE_MIN_CONFIDENCE else []
+        reasons = ["low_confidence"] if stated < settings.DOCGATE_MIN_CONFIDENCE else []
+        category = rule_category(findings)
+        routing = category.get("routing") if category is not None else None
+        # Below its category's threshold (the organisation's model's), a dispatcher routes the ticket.
+        if isinstance(routing, dict) and routing.get("needs_dispatcher"):
+            reasons.append("routing_uncertain")
+        return reasons
 
     def response_template(self, findings: list[Finding]) -> str:
         return ticket_reply_template(rule_category(findings), rule_urgency(findings) == "urgent")

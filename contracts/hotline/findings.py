@@ -23,6 +23,24 @@ def ticket_findings(
         "level2": classification.level2,
         "level3": classification.level3,
         "department": classification.department,
+        "department_source": classification.department_source,
+        "department_version": classification.department_version,
+        "alternatives": [
+            {
+                "label": a.label,
+                "probability": a.probability,
+                "department": a.department,
+                "department_source": a.department_source,
+                "level2": list(a.level2),
+                "level3": list(a.level3),
+            }
+            for a in classification.alternatives
+        ],
+        "routing": {
+            "probability": classification.probability,
+            "threshold": classification.threshold,
+            "needs_dispatcher": classification.needs_dispatcher,
+        },
         "confidence": classification.confidence,
         "decided_by": classification.source,
         "agreement": classification.agreement,

@@ -39,6 +39,7 @@ REASON_PRIORITY = {
     "gate_review": 90,
     "conflict": 60,
     "low_confidence": 50,
+    "routing_uncertain": 50,
     "llm_unavailable": 40,
     "degraded": 40,
     "qa_sample": 10,

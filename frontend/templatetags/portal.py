@@ -37,6 +37,7 @@ LABELS: dict[str, Any] = {
     "output_gate_review": _("Outgoing text needs review"),
     "conflict": _("Rules and LLM disagree"),
     "low_confidence": _("Low confidence"),
+    "routing_uncertain": _("Dispatcher to route"),
     "llm_unavailable": _("LLM unavailable"),
     "degraded": _("Degraded (rules only)"),
     "qa_sample": _("QA sample"),

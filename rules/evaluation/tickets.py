@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rules.evaluation.common import classification_report
+from rules.tickets.calibration import expected_calibration_error, reliability_table
 from rules.tickets.classifier import baseline_pipeline, train_classifier
 from rules.tickets.combine import TicketClassification, classify_tickets
 from rules.tickets.pack import load_pack
@@ -38,30 +39,70 @@ def _summary(gold: Sequence[str], results: Sequence[TicketClassification]) -> di
     return report
 
 
+def _spread(values: Sequence[float]) -> dict[str, Any]:
+    """Mean, population standard deviation, minimum and maximum of per-fold figures, rounded."""
+    mean = sum(values) / len(values)
+    std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    return {"mean": round(mean, 4), "std": round(std, 4), "min": round(min(values), 4), "max": round(max(values), 4)}
+
+
+def _routing_report(gold: Sequence[str], results: Sequence[TicketClassification]) -> dict[str, Any]:
+    """Calibration of the classifier's probability (ECE, reliability rows) and what its thresholds route."""
+    scored = [(r.probability, r.label == g) for r, g in zip(results, gold, strict=True) if r.probability is not None]
+    routed = [r.label == g for r, g in zip(results, gold, strict=True) if r.label and not r.needs_dispatcher]
+    return {
+        "ece": expected_calibration_error([p for p, _ in scored], [ok for _, ok in scored]),
+        "reliability": reliability_table([p for p, _ in scored], [ok for _, ok in scored]),
+        "routed_share": round(len(routed) / len(results), 4) if results else 0.0,
+        "routed_accuracy": round(sum(routed) / len(routed), 4) if routed else None,
+        "dispatcher_share": round(sum(r.needs_dispatcher for r in results) / len(results), 4) if results else 0.0,
+        "top3_accuracy": round(
+            sum(g in {a.label for a in r.alternatives} for r, g in zip(results, gold, strict=True)) / len(results), 4
+        )
+        if results
+        else 0.0,
+    }
+
+
 def _cross_validate(rows: list[dict[str, Any]], folds: int, seed: int) -> dict[str, Any]:
-    """Stratified k-fold: train on k-1 folds, classify the held-out fold, pool; the baseline on the same folds."""
+    """Stratified k-fold: train on k-1 folds, classify the held-out fold, pool; the baseline on the same folds.
+    Per-fold macro-F1 (mean and spread) and training seconds beside the pooled figures."""
     from sklearn.model_selection import StratifiedKFold  # heavy: scikit-learn, only for cross-validation
 
     texts = [row["text"] for row in rows]
     gold = [row["label"] for row in rows]
     results: list[TicketClassification | None] = [None] * len(rows)
     baseline: list[str | None] = [None] * len(rows)
+    fold_f1, fold_baseline, seconds = [], [], []
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     for train_index, test_index in splitter.split(texts, gold):
         train_texts = [texts[i] for i in train_index]
         train_labels = [gold[i] for i in train_index]
         test_texts = [texts[i] for i in test_index]
+        test_gold = [gold[i] for i in test_index]
+        started = time.perf_counter()
         classifier = train_classifier(train_texts, train_labels)
-        for i, result in zip(test_index, classify_tickets(test_texts, classifier), strict=True):
+        seconds.append(time.perf_counter() - started)
+        fold_results = classify_tickets(test_texts, classifier)
+        for i, result in zip(test_index, fold_results, strict=True):
             results[i] = result
-        reference = baseline_pipeline().fit(train_texts, train_labels)
-        for i, label in zip(test_index, reference.predict(test_texts), strict=True):
-            baseline[i] = str(label)
+        fold_f1.append(classification_report(test_gold, [r.label for r in fold_results])["macro_f1"])
+        reference: list[str | None] = [
+            str(label) for label in baseline_pipeline().fit(train_texts, train_labels).predict(test_texts)
+        ]
+        for i, label in zip(test_index, reference, strict=True):
+            baseline[i] = label
+        fold_baseline.append(classification_report(test_gold, reference)["macro_f1"])
     pooled = [r for r in results if r is not None]
     report = _summary(gold, pooled)
+    report["fold_macro_f1"] = {**_spread(fold_f1), "folds": [round(v, 4) for v in fold_f1]}
     report["baseline_macro_f1"] = classification_report(gold, baseline)["macro_f1"]
+    report["baseline_fold_macro_f1"] = _spread(fold_baseline)
     report["baseline"] = "char 1-3-gram TF-IDF + LinearSVC (defaults), same folds"
+    report["routing"] = _routing_report(gold, pooled)
+    report["training_seconds"] = _spread(seconds)
     report["folds"] = folds
+    report["seed"] = seed
     return report
 
 
@@ -90,6 +131,7 @@ def evaluate_tickets(
         report = _summary([r["label"] for r in data], results)
         report["mode"] = "classifier" if classifier else "rules"
         if classifier:
+            report["routing"] = _routing_report([r["label"] for r in data], results)
             report["model_version"] = classifier.version
             report["n_train"] = len(training)
     report["pack_version"] = load_pack().version

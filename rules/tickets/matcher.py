@@ -7,7 +7,11 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from rules.normalize.width import fold_text
-from rules.tickets.pack import TicketRule, TicketRulePack, load_pack
+from rules.tickets.pack import TAXONOMY_TERM_WEIGHT, TicketRule, TicketRulePack, load_pack
+from rules.tickets.taxonomy import GENERIC_NAMES
+
+# A taxonomy name found literally in the text counts like the pack's own taxonomy-name rules.
+VOCABULARY_WEIGHT = TAXONOMY_TERM_WEIGHT
 
 
 @dataclass(frozen=True)
@@ -133,3 +137,24 @@ def rule_match(text: str, *, labels: Collection[str] | None = None, pack: Ticket
     )
     rule_ids = tuple(dict.fromkeys(hit.rule_id for hit in evidence))
     return RuleMatch(label, level2, level3, round(confidence, 4), ranked, evidence, rule_ids, pack.version)
+
+
+def path_scores(text: str, level1: str, *, pack: TicketRulePack | None = None) -> dict[tuple[str, str | None], float]:
+    """Evidence for each level-2 / level-3 path under `level1`: its rules' term scores, and the taxonomy's own
+    level-2 and level-3 names found in the text (also the short or shared ones the pack leaves out of level-1
+    scoring: under a chosen level 1 they are unambiguous). Keys are (level2, level3 or None)."""
+    pack = pack or load_pack()
+    folded = fold_text(text)
+    scores: dict[tuple[str, str | None], float] = {}
+    for (_owner, _term), (rule, score) in _term_contributions(term_hits(text, pack, [level1]), pack).items():
+        if rule.level2 is not None:
+            key = (rule.level2, rule.level3)
+            scores[key] = max(scores.get(key, 0.0), score)
+    category = pack.taxonomy.category(level1) if level1 in pack.taxonomy.level1_names else None
+    for sub in category.level2 if category else ():
+        if fold_text(sub.name) in folded:
+            scores[(sub.name, None)] = max(scores.get((sub.name, None), 0.0), VOCABULARY_WEIGHT)
+        for name in sub.level3:
+            if name not in GENERIC_NAMES and len(name) >= 2 and fold_text(name) in folded:
+                scores[(sub.name, name)] = max(scores.get((sub.name, name), 0.0), VOCABULARY_WEIGHT)
+    return scores

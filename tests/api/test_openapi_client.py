@@ -89,7 +89,9 @@ def test_generated_client_submits_polls_and_reads_a_result(
     from docgate_client.api.documents import documents_create, documents_result_retrieve
     from docgate_client.api.jobs import jobs_retrieve
     from docgate_client.models import (
+        CategoryAlternative,
         CategoryFinding,
+        CategoryRouting,
         DocumentKindEnum,
         EntityFinding,
         Error,
@@ -135,6 +137,10 @@ def test_generated_client_submits_polls_and_reads_a_result(
     # Each finding arrives as the type of its kind (the schema's discriminated union), with its kind's own keys.
     categories = [finding for finding in result.data.findings if isinstance(finding, CategoryFinding)]
     assert len(categories) == 1 and categories[0].kind == "ticket_category" and categories[0].department
+    # The routing a dispatcher acts on arrives typed: ranked alternatives with departments, and the threshold check.
+    alternatives = categories[0].alternatives
+    assert alternatives and all(isinstance(a, CategoryAlternative) and a.department for a in alternatives)
+    assert isinstance(categories[0].routing, CategoryRouting) and categories[0].routing.needs_dispatcher is False
     assert all(isinstance(f, CategoryFinding | EntityFinding) or f.kind == "urgency" for f in result.data.findings)
 
     # A wrong key is DocGate's error body, typed.

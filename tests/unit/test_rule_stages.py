@@ -91,6 +91,7 @@ def test_trained_classifier_is_published_per_organisation_and_used_by_its_jobs(
     call_command("train_ticket_classifier", data=str(training), organisation="acme", stdout=out, stderr=StringIO())
     published = json.loads(out.getvalue())
     assert published["n_samples"] == 700
+    assert set(published["thresholds"]) == set(published["labels"]) and published["calibration"]["folds"] == 5
     assert (tmp_path / "models" / "acme" / "tickets" / "current").read_text() == published["model_version"]
 
     _, result = run(actors, "ticket", TICKET)

@@ -63,7 +63,7 @@ class Command(BaseCommand):
             help="safety: an organisation's own safe texts added to every model trained here",
         )
         parser.add_argument("--rules-only", action="store_true", help="safety: the lexicon alone, no model")
-        parser.add_argument("--seed", type=int, default=0, help="safety: seed of folds and training")
+        parser.add_argument("--seed", type=int, default=0, help="safety, tickets: seed of the folds (and of training)")
         parser.add_argument("--limit", type=int, help="score only the first N rows")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -129,7 +129,9 @@ class Command(BaseCommand):
                 return self._evaluate_clauses(rows, options)
             if task == "tickets":
                 train_rows = list(jsonl_rows(options["train"])) if options.get("train") else None
-                return dict(evaluate_tickets(rows, train_rows=train_rows, cv=options.get("cv")))
+                return dict(
+                    evaluate_tickets(rows, train_rows=train_rows, cv=options.get("cv"), seed=options.get("seed") or 0)
+                )
             return self._evaluate_safety(rows, options)
         except (KeyError, TypeError) as exc:
             raise CommandError(f"the data does not have the {task} format: {exc!r}") from exc

@@ -47,6 +47,10 @@ class Command(BaseCommand):
                     "model_version": classifier.version,
                     "n_samples": len(texts),
                     "labels": list(classifier.labels),
+                    # What the cross-validation inside training measured, and where each category's routing stops.
+                    "calibration": classifier.metadata["calibration"],
+                    "thresholds": classifier.thresholds,
+                    "training_seconds": classifier.metadata["training_seconds"],
                     "path": str(directory),
                 },
                 ensure_ascii=False,
