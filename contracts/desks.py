@@ -98,8 +98,16 @@ class Desk(Protocol):
         """Reasons of this kind to send the merged findings (stating `confidence`) to a person."""
         ...
 
-    def response_template(self, findings: list[Finding]) -> str:
-        """DocGate's own outgoing text (a reply, a risk summary) when no model draft is used."""
+    def response_template(self, findings: list[Finding], *, source: str, organisation: Any) -> str:
+        """DocGate's own outgoing text (a reply, a risk summary) when no model draft is used; `source` is the
+        document's normalized text, `organisation` its Organisation."""
+        ...
+
+    def response_check(
+        self, text: str, findings: list[Finding], *, source: str, organisation: Any
+    ) -> list[dict[str, Any]]:
+        """Why an outgoing `text` (drafted, DocGate's own or a reviewer's edit) is not fit to send as it is, each
+        problem with its evidence (`code`, `message`, `evidence`, `start`, `end`); empty when it is."""
         ...
 
     def response_fields(self, findings: list[Finding]) -> dict[str, Any]:

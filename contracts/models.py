@@ -28,9 +28,16 @@ class Organisation(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # The organisation's own public contact details (hotline and office numbers, e-mail, web address), one per
+    # line: a reply to a citizen may give these, and no others (`contracts.hotline.replies`).
+    reply_contacts = models.TextField(blank=True, default="")
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def reply_contact_list(self) -> list[str]:
+        return [line.strip() for line in self.reply_contacts.splitlines() if line.strip()]
 
 
 class Role(models.TextChoices):

@@ -40,6 +40,16 @@ class Conflict(BaseModel):
     llm_span: list[int] | None = None
 
 
+class ResponseProblem(BaseModel):
+    """Why a suggested response is not fit to send as it is, with the words that show it (offsets in the text)."""
+
+    code: str
+    message: str
+    evidence: str
+    start: int | None = None
+    end: int | None = None
+
+
 class SuggestedResponse(BaseModel):
     """What may go out: its status after both gates, who wrote it, and a ticket's routing (null for a contract)."""
 
@@ -50,6 +60,7 @@ class SuggestedResponse(BaseModel):
     level2: str | None = None
     department: str | None = None
     urgency: str | None = None
+    check: list[ResponseProblem] = []
 
 
 class Routing(BaseModel):

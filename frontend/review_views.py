@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from contracts.models import AuditEvent, ReviewDecision, ReviewState, ReviewTask
+from contracts.review.response_check import review_response_problems
 from contracts.review.workflow import (
     ReviewError,
     review_finding_decide,
@@ -58,6 +59,7 @@ def task(request: HttpRequest, task_id: str) -> HttpResponse:
         "decisions": {d.finding_id: d for d in item.decisions.all()},
         "mine": item.state == ReviewState.CLAIMED and item.claimed_by_id == request.user.pk,
         "response_form": ResponseForm(initial={"text": item.response_text}),
+        "response_problems": review_response_problems(item),
         "audit": audit,
         **result_context(request, document, latest),
     }

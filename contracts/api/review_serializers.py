@@ -11,6 +11,7 @@ from rest_framework import serializers
 from contracts.api.result_schema import FindingsField
 from contracts.api.serializers import StorableCharField
 from contracts.models import AuditEvent, FindingDecision, ReviewDecision, ReviewState, ReviewTask
+from contracts.review.response_check import review_response_problems
 from contracts.review.workflow import MAX_RESPONSE_CHARS
 
 
@@ -125,6 +126,16 @@ class ReviewTaskSerializer(serializers.ModelSerializer):
         return task.final_result.version if task.final_result is not None else None
 
 
+class ReviewResponseProblemSerializer(serializers.Serializer):
+    """One reason a response is not fit to send, with the words that show it (offsets in the response)."""
+
+    code = serializers.CharField()
+    message = serializers.CharField()
+    evidence = serializers.CharField(allow_blank=True)
+    start = serializers.IntegerField(allow_null=True)
+    end = serializers.IntegerField(allow_null=True)
+
+
 class ReviewTaskDetailSerializer(ReviewTaskSerializer):
     """A task with what a reviewer needs: the text, the findings under review, decisions and the audit trail."""
 
@@ -132,9 +143,20 @@ class ReviewTaskDetailSerializer(ReviewTaskSerializer):
     result = serializers.SerializerMethodField()
     decisions = FindingDecisionSerializer(many=True)
     audit = serializers.SerializerMethodField()
+    response_check = serializers.SerializerMethodField(
+        help_text="Why the response text is not fit to send as it is (a ticket's reply lacking a department, a "
+        "step, a time, its own matter or place, or giving contact details that are not the organisation's); empty "
+        "when it is."
+    )
 
     class Meta(ReviewTaskSerializer.Meta):
-        fields = [*ReviewTaskSerializer.Meta.fields, "response_text", "text", "result", "decisions", "audit"]
+        fields = [
+            *ReviewTaskSerializer.Meta.fields, "response_text", "response_check", "text", "result", "decisions", "audit"
+        ]  # fmt: skip
+
+    @extend_schema_field(ReviewResponseProblemSerializer(many=True))
+    def get_response_check(self, task: ReviewTask) -> list[dict[str, Any]]:
+        return review_response_problems(task)
 
     @extend_schema_field(ReviewResultSerializer(allow_null=True))
     def get_result(self, task: ReviewTask) -> dict[str, Any] | None:

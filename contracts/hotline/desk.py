@@ -14,6 +14,7 @@ from contracts.hotline.cases import ticket_case_findings
 from contracts.hotline.deadlines.clock import ticket_deadline_store
 from contracts.hotline.departments import department_table
 from contracts.hotline.findings import llm_ticket_finding, ticket_findings
+from contracts.hotline.replies import reply_problems, ticket_reply
 from contracts.learned.tickets import classifier_current
 from contracts.models import Document, Result
 from inference.client import LLMClient
@@ -22,18 +23,6 @@ from rules.normalize import NormalizedText
 from rules.tickets.combine import classify_ticket
 from rules.tickets.taxonomy import load_taxonomy
 from rules.tickets.urgency import urgency_cues
-
-
-def ticket_reply_template(category: Finding | None, urgent: bool) -> str:
-    """The deterministic reply used when no model draft is available (or the draft failed the gate)."""
-    if not category or not category.get("label"):
-        return "您好！您反映的问题已收悉，我们将尽快核实并转交相关部门办理，办理结果将及时答复您。"
-    department = category.get("department") or "相关部门"
-    note = "，并已标记为紧急件优先处理" if urgent else ""
-    return (
-        f"您好！您反映的问题已收悉，已按“{category['label']}”类转交{department}办理{note}，"
-        "办理结果将及时答复您。感谢您的监督与支持。"
-    )
 
 
 def rule_category(findings: list[Finding]) -> Finding | None:
@@ -118,8 +107,14 @@ class HotlineDesk:
             reasons.append("routing_uncertain")
         return reasons
 
-    def response_template(self, findings: list[Finding]) -> str:
-        return ticket_reply_template(rule_category(findings), rule_urgency(findings) == "urgent")
+    def response_template(self, findings: list[Finding], *, source: str, organisation: Any) -> str:
+        return ticket_reply(findings, text=source, organisation_id=getattr(organisation, "pk", None))
+
+    def response_check(
+        self, text: str, findings: list[Finding], *, source: str, organisation: Any
+    ) -> list[dict[str, Any]]:
+        contacts = getattr(organisation, "reply_contact_list", [])
+        return reply_problems(text, findings, text=source, own_contacts=contacts)
 
     def response_fields(self, findings: list[Finding]) -> dict[str, Any]:
         category = rule_category(findings)

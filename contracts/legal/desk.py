@@ -132,8 +132,13 @@ class LegalDesk:
     def review_reasons(self, findings: list[Finding], confidence: Mapping[str, float]) -> list[str]:
         return []
 
-    def response_template(self, findings: list[Finding]) -> str:
+    def response_template(self, findings: list[Finding], *, source: str, organisation: Any) -> str:
         return contract_summary_template(findings)
+
+    def response_check(
+        self, text: str, findings: list[Finding], *, source: str, organisation: Any
+    ) -> list[dict[str, Any]]:
+        return []  # a risk summary for the legal team, not a reply to a citizen
 
     def response_fields(self, findings: list[Finding]) -> dict[str, Any]:
         return {}

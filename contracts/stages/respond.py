@@ -1,7 +1,9 @@
 """The respond stage: the outgoing text (a reply, a risk summary), drafted once and gated once.
 
 The model drafts it when the plan asks for a draft and the model answered; otherwise, or when the model's draft is
-blocked by the outgoing gate, the desk's template answers. What may happen to it (`contracts.gate.response_status`)
+blocked by the outgoing gate, the desk's template answers. The desk then checks whether it is fit to send (a
+ticket's reply: `contracts.hotline.replies`); each problem is a review reason, with its evidence in `check`.
+What may happen to it (`contracts.gate.response_status`)
 is decided from the input gate and the outgoing gate together: withheld when either blocks, pending review when
 either holds it.
 """
@@ -22,7 +24,8 @@ class RespondStage:
 
     def run(self, ctx: JobContext) -> None:
         desk = ctx.desk
-        template = desk.response_template(ctx.findings)
+        document_text, organisation = ctx.normalized_text().text, ctx.document.organisation
+        template = desk.response_template(ctx.findings, source=document_text, organisation=organisation)
         wants_draft = ctx.plan.question("draft") is not None if ctx.plan is not None else settings.LLM_DRAFTS
         draft = model_draft(ctx) if ctx.llm_answered and wants_draft else None
         text, source = (draft, "llm") if draft is not None else (template, "template")
@@ -33,6 +36,11 @@ class RespondStage:
         status = response_status(ctx.decided_gate(), output_gate)
         if reason := gate_review_reason(output_gate, outgoing=True):
             ctx.review_reasons.append(reason)
+        # Fit to send? (a ticket's reply: department, step, time, its own matter and place; empty for a summary)
+        problems = desk.response_check(text, ctx.findings, source=document_text, organisation=organisation)
+        if problems and status == "ready":
+            status = "pending_review"
+        ctx.review_reasons.extend(dict.fromkeys(problem["code"] for problem in problems))
         ctx.summary["suggested_response"] = None if status == "withheld" else text
         ctx.summary["response"] = {
             "status": status,
@@ -43,6 +51,7 @@ class RespondStage:
             "department": None,
             "urgency": None,
             **desk.response_fields(ctx.findings),
+            "check": problems,
         }
 
     @staticmethod

@@ -68,6 +68,14 @@ LABELS: dict[str, Any] = {
     "blank": _("Blank template slot"),
     "negated": _("Excluded"),
     "referenced": _("Referenced only"),
+    # A reply not fit to send (rules.tickets.reply_check)
+    "reply_no_department": _("Reply names no department"),
+    "reply_no_next_step": _("Reply says nothing of what will be done"),
+    "reply_no_time": _("Reply gives no time"),
+    "reply_boilerplate": _("Reply could answer any ticket"),
+    "reply_wrong_place": _("Reply names another place"),
+    "reply_wrong_category": _("Reply files it under another category"),
+    "reply_contact_leak": _("Reply gives personal data or others' contact details"),
     # How asking the model went (GateDecision.llm_status)
     "used": _("Model answered"),
     "off": _("Not asked"),

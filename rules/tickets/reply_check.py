@@ -93,17 +93,20 @@ def _place_problems(reply: str, ticket: str) -> list[ReplyProblem]:
     return problems
 
 
-def _category_problems(reply: str, category: str | None, categories: Iterable[str]) -> list[ReplyProblem]:
-    """A category of the taxonomy the reply names that is not the ticket's."""
+def _category_problems(reply: str, ticket: str, category: str | None, categories: Iterable[str]) -> list[ReplyProblem]:
+    """A category of the taxonomy the reply files the ticket under (按“X”类, 属于X类, X方面的问题) that is not the
+    ticket's. A name inside a longer word (民政 in 人民政府) or in the citizen's own words files nothing."""
     if not category:
         return []
     problems = []
     for name in categories:
-        if name == category or name in category:
+        if name == category or name in category or name in ticket:
             continue
-        for match in re.finditer(re.escape(name), reply):
+        filed = re.compile(rf"[“\"「]?{re.escape(name)}[”\"」]?(?:类|方面|领域|范畴)")
+        for match in filed.finditer(reply):
             message = f"the reply files the ticket under {name}, but it is a {category} ticket"
-            problems.append(ReplyProblem("reply_wrong_category", message, name, match.start(), match.end()))
+            start = match.start() + match.group().index(name)
+            problems.append(ReplyProblem("reply_wrong_category", message, name, start, start + len(name)))
     return problems
 
 
@@ -147,6 +150,6 @@ def reply_check(
         message = f"the reply shares {said} with the ticket: it could answer any ticket"
         problems.append(ReplyProblem("reply_boilerplate", message, said))
     problems += _place_problems(reply, ticket)
-    problems += _category_problems(reply, category, categories)
+    problems += _category_problems(reply, ticket, category, categories)
     problems += _contact_problems(reply, ticket, own_contacts)
     return problems

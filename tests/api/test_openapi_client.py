@@ -89,6 +89,7 @@ def test_generated_client_submits_polls_and_reads_a_result(
     from docgate_client.api.documents import documents_create, documents_result_retrieve
     from docgate_client.api.jobs import jobs_retrieve
     from docgate_client.models import (
+        CaseFinding,
         CategoryAlternative,
         CategoryFinding,
         CategoryRouting,
@@ -141,7 +142,13 @@ def test_generated_client_submits_polls_and_reads_a_result(
     alternatives = categories[0].alternatives
     assert alternatives and all(isinstance(a, CategoryAlternative) and a.department for a in alternatives)
     assert isinstance(categories[0].routing, CategoryRouting) and categories[0].routing.needs_dispatcher is False
-    assert all(isinstance(f, CategoryFinding | EntityFinding) or f.kind == "urgency" for f in result.data.findings)
+    # Every ticket belongs to a repeat case (the first of its case here), typed as well.
+    cases = [finding for finding in result.data.findings if isinstance(finding, CaseFinding)]
+    assert len(cases) == 1 and cases[0].joined_by == "first"
+    assert all(
+        isinstance(f, CategoryFinding | EntityFinding | CaseFinding) or f.kind == "urgency"
+        for f in result.data.findings
+    )
 
     # A wrong key is DocGate's error body, typed.
     outsider = AuthenticatedClient(base_url=live_server.url, token="dg_unknown.key", prefix="Api-Key")

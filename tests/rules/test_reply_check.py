@@ -55,7 +55,9 @@ def test_a_reply_about_another_place_is_caught_with_its_words() -> None:
 
 def test_a_reply_filing_the_ticket_under_another_category_is_caught() -> None:
     reply = GOOD.replace("答复您。", "答复您。此件按城乡建设类办理。")
-    assert codes(reply) == ["reply_wrong_category"]
+    [problem] = reply_check(reply, ticket=TICKET, category="环境保护", categories=load_taxonomy().level1_names)
+    assert problem.code == "reply_wrong_category" and reply[problem.start : problem.end] == "城乡建设"
+    assert codes(GOOD + "感谢人民政府的关心。") == [], "民政 inside 人民政府 files nothing"
 
 
 def test_a_private_number_is_a_leak_and_the_organisations_own_line_is_not() -> None:
