@@ -14,6 +14,7 @@ from contracts.hotline.deadlines.clock import ReceivedAtInvalid, received_at_che
 from contracts.models import DocumentKind, JobState, Role
 from contracts.storable import unstorable_character, unstorable_message
 from contracts.throttling import LOGIN, budget_spend, sign_in_budget_key
+from rules.tickets.taxonomy import load_taxonomy
 
 CHANNELS = [
     ("phone", _("Phone (12345)")),
@@ -157,3 +158,18 @@ class CaseSplitForm(forms.Form):
     """A reviewer splits one ticket off the case into a case of its own."""
 
     document = forms.UUIDField()
+
+
+class DispatchFilterForm(forms.Form):
+    """The dispatcher's queue filters."""
+
+    category = forms.ChoiceField(
+        label=_("Category"),
+        required=False,
+        choices=[("", _("All categories")), *((name, name) for name in load_taxonomy().level1_names)],
+    )
+    department = forms.CharField(label=_("Department"), max_length=200, required=False)
+    region = forms.CharField(label=_("Region"), max_length=100, required=False)
+    repeats = forms.BooleanField(label=_("Repeat cases only"), required=False)
+    overdue = forms.BooleanField(label=_("Overdue only"), required=False)
+    closed = forms.BooleanField(label=_("Include answered and closed"), required=False)
