@@ -5,11 +5,14 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.text import Truncator
 from django.views.decorators.http import require_GET
 
 from contracts.hotline.dispatch import QueueFilter, dispatch_queue
+from contracts.tenancy.personal_data import preview_masked
 from frontend.access import member_required, org_of
 from frontend.forms import DispatchFilterForm
+from frontend.templatetags.portal import PREVIEW_CHARS
 from frontend.views import read_refused
 
 
@@ -33,6 +36,8 @@ def queue(request: HttpRequest) -> HttpResponse:
             include_closed=bool(chosen.get("closed")),
         ),
     )
+    for row in rows:  # the list shows the start of an untitled ticket, its personal data masked for everyone
+        row.preview = Truncator(preview_masked(row.document.text, row.findings, PREVIEW_CHARS + 1)).chars(PREVIEW_CHARS)
     lights = {light: sum(1 for row in rows if row.light == light) for light in ("red", "yellow", "green", "grey")}
     context = {"form": form, "rows": rows, "more": more, "lights": lights, "now": timezone.now()}
     return render(request, "frontend/dispatch.html", context)

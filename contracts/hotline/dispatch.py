@@ -43,6 +43,7 @@ class QueueRow:
     case_id: Any = None
     case_size: int = 1
     findings: list[dict[str, Any]] = field(default_factory=list)
+    preview: str = ""  # what the list shows of an untitled ticket (set by the page, masked)
 
     @property
     def document(self) -> Any:

@@ -69,3 +69,29 @@ def test_the_review_page_keeps_each_findings_evidence_readable(
         screenshot(page, f"review-labour-contract-{width}")
     finally:
         context.close()
+
+
+def test_the_dispatch_queue_in_a_browser_shows_lights_in_due_order(actors: Any, browser: Any, live_server: Any) -> None:
+    from tests.api.deadline_helpers import GAS_LEAK, NO_WATER, STREETLIGHT
+
+    for text in (STREETLIGHT, NO_WATER, GAS_LEAK):
+        outcome = document_submit(
+            organisation=actors.acme, submission=Submission(kind="ticket", source="api", text=text)
+        )
+        job_run(outcome.job.pk, "browser-test")
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        sign_in(page, "rita", "rita-password-1")
+        page.goto("/dispatch/")
+        rows = page.locator("[data-testid=dispatch-queue] tbody tr[data-light]")
+        assert rows.count() == 3
+        assert "派单" in page.locator("h1").inner_text()
+        lights = [rows.nth(i).get_attribute("data-light") for i in range(3)]
+        assert set(lights) <= {"green", "yellow"}
+        colour = page.evaluate("() => getComputedStyle(document.querySelector('.light-green')).backgroundColor")
+        assert colour not in ("", "rgba(0, 0, 0, 0)"), "the lights are drawn"
+        screenshot(page, "dispatch-queue-1280")
+    finally:
+        context.close()
