@@ -67,6 +67,12 @@ def _finding_label(data: Any, kind: str) -> str | None:
     return str(labels[0]) if labels and labels[0] else None
 
 
+def _repeat(data: Any) -> bool:
+    """Whether the ticket's newest result has it join its case as a repeat of an earlier ticket."""
+    findings = finding_list(data or {}, "findings") if isinstance(data, dict) else []
+    return any(f.get("kind") == "repeat_case" and f.get("repeats") for f in findings)
+
+
 def _count(metadata: Mapping[str, Any], key: str) -> int:
     """The platform's count of citizens' supports (点赞) or objections (反对), 0 when it sends none."""
     value = metadata.get(key)
@@ -86,8 +92,8 @@ def _ticket(row: Mapping[str, Any]) -> HotspotTicket:
         category=_finding_label(row["latest_data"], "ticket_category"),
         region=region if isinstance(region, str) else None,
         urgency=_finding_label(row["latest_data"], "urgency"),
-        # Repeat complaints are not recorded as cases yet: every stored ticket counts as a first complaint.
-        repeat=False,
+        # A ticket that joined an earlier complaint's case as its repeat (the result's repeat_case finding).
+        repeat=_repeat(row["latest_data"]),
     )
 
 

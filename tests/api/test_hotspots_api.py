@@ -124,3 +124,19 @@ def test_a_submitter_reads_hotspots_with_personal_data_masked_and_a_reviewer_in_
 def test_a_range_at_the_edge_of_the_calendar_is_no_error(actors: Any, acme_api: APIClient) -> None:
     response = acme_api.get("/api/v1/hotspots/", {"until": "0001-01-10T00:00:00Z"})
     assert response.status_code == 200 and response.json()["hotspots"] == []
+
+
+def test_a_ticket_that_repeats_an_earlier_one_counts_in_the_hotspots_repeat_share(
+    actors: Any, acme_api: APIClient
+) -> None:
+    from contracts.intake.submission import Submission, document_submit
+    from contracts.pipeline import job_run
+
+    complaint = "A市B区枫林路工地夜间施工噪音很大，凌晨两点还在打桩，严重影响休息。"
+    for text in (complaint, "再次反映：" + complaint + "至今未解决。"):
+        outcome = document_submit(
+            organisation=actors.acme, submission=Submission(kind="ticket", source="api", text=text)
+        )
+        job_run(outcome.job.pk, "hotspot-test")
+    [hotspot] = acme_api.get("/api/v1/hotspots/", {"top": "5"}).json()["hotspots"]
+    assert len(hotspot["ticket_ids"]) == 2 and hotspot["repeat_share"] == 0.5
