@@ -189,11 +189,13 @@ def test_deliveries_have_their_own_queue_and_worker(settings: Any) -> None:
     settings.LLM_ENABLED = False  # no local model server in the command list
     commands = Command()._commands("127.0.0.1:0", 1)
     queues = {name: cmd[cmd.index("--queues") + 1] for name, cmd in commands.items() if "--queues" in cmd}
-    assert queues == {"worker": "celery", "worker-llm": "llm", "worker-webhooks": "webhooks"}
+    assert [name for name, queue in queues.items() if "webhooks" in queue.split(",")] == ["worker-webhooks"]
+    assert queues["worker-webhooks"] == "webhooks"
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
     compose = {
         name: service["command"][service["command"].index("--queues") + 1]
         for name, service in services.items()
         if isinstance(service.get("command"), list) and "--queues" in service["command"]
     }
-    assert compose == {"worker": "celery", "worker-llm": "llm", "worker-webhooks": "webhooks"}
+    assert [name for name, queue in compose.items() if "webhooks" in queue.split(",")] == ["worker-webhooks"]
+    assert compose["worker-webhooks"] == "webhooks"
