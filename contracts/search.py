@@ -1,0 +1,168 @@
+"""Full-text search over an organisation's documents, for Chinese: any run of characters inside a sentence (no
+word boundaries, no tokenising on spaces), ranked by hits then recency, with snippets whose offsets point into the
+document's text.
+
+The index is of characters, not words. PostgreSQL: a pg_trgm GIN index on UPPER(text), the expression Django's
+`icontains` compares, so that it serves queries of three characters or more. SQLite: an FTS5 table with the trigram tokenizer, kept in step by triggers
+(migration 0014). Queries of one or two characters read the organisation's text without the index. Callers who see
+personal data masked search the masked text: the index finds candidates in the text as sent, and each is masked
+and looked at again (`contracts.tenancy.personal_data`), so no one finds a document by what is masked for them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from django.db import connection
+from django.db.models import F, IntegerField, QuerySet, Value
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Cast, Length, Lower, Replace
+
+from contracts.models import Document, Organisation
+from contracts.tenancy.personal_data import MASKED_SEARCH_LIMIT, latest_personal_findings, text_masked
+
+QUERY_MAX_LENGTH = 100
+# The trigram index serves queries this long and longer.
+INDEXED_LENGTH = 3
+PAGE_SIZE = 20
+SNIPPETS = 3
+# Characters of context either side of a hit in a snippet.
+SNIPPET_CONTEXT = 30
+SQLITE_INDEX = "contracts_document_search"
+
+
+class SearchQueryError(ValueError):
+    """A query DocGate cannot search for; `code` names why (the API's error code)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """A piece of a document's text around hits: `text` is text[offset:offset + len(text)]; each highlight is a
+    [start, end) span of the document's text (not of the snippet)."""
+
+    text: str
+    offset: int
+    highlights: list[tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    document: Document
+    hits: int
+    snippets: list[Snippet]
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    hits: list[SearchHit] = field(default_factory=list)
+    page: int = 1
+    has_next: bool = False
+    # Masked search read its cap of candidates: older matches may be missing.
+    truncated: bool = False
+
+
+def search_query_clean(query: str | None) -> str:
+    """The query stripped of surrounding white space; raises SearchQueryError if empty, too long, or holding a NUL
+    or a character that is no character (a lone surrogate, a control)."""
+    query = (query or "").strip()
+    if not query:
+        raise SearchQueryError("query_empty", "Give something to search for (q).")
+    if len(query) > QUERY_MAX_LENGTH:
+        raise SearchQueryError("query_too_long", f"A query is at most {QUERY_MAX_LENGTH} characters.")
+    if "\x00" in query:
+        raise SearchQueryError("query_nul", "A query must not hold a NUL character.")
+    if any(unicodedata.category(ch) in ("Cs", "Cc") for ch in query):
+        raise SearchQueryError("query_control", "A query must not hold control characters or lone surrogates.")
+    return query
+
+
+def hit_spans(text: str, query: str) -> list[tuple[int, int]]:
+    """Where the query occurs in the text, ignoring case, without overlaps: spans of the text itself."""
+    return [m.span() for m in re.finditer(re.escape(query), text, flags=re.IGNORECASE)]
+
+
+def snippets_of(text: str, spans: list[tuple[int, int]], limit: int = SNIPPETS) -> list[Snippet]:
+    """Up to `limit` snippets around the spans; hits close together share one snippet."""
+    found: list[Snippet] = []
+    index = 0
+    while index < len(spans) and len(found) < limit:
+        start = max(0, spans[index][0] - SNIPPET_CONTEXT)
+        end = min(len(text), spans[index][1] + SNIPPET_CONTEXT)
+        inside = [spans[index]]
+        index += 1
+        while index < len(spans) and spans[index][1] <= end:
+            inside.append(spans[index])
+            index += 1
+        found.append(Snippet(text=text[start:end], offset=start, highlights=inside))
+    return found
+
+
+def _fts_phrase(query: str) -> str:
+    return '"' + query.replace('"', '""') + '"'
+
+
+def documents_holding(documents: QuerySet[Document], query: str) -> QuerySet[Document]:
+    """The documents whose text holds the query, ignoring case, through the trigram index where it serves."""
+    if connection.vendor == "sqlite" and len(query) >= INDEXED_LENGTH:
+        sql = f"SELECT document_id FROM {SQLITE_INDEX} WHERE {SQLITE_INDEX} MATCH %s"
+        return documents.filter(pk__in=RawSQL(sql, [_fts_phrase(query)]))
+    return documents.filter(text__icontains=query)
+
+
+def _ranked(documents: QuerySet[Document], query: str) -> QuerySet[Document]:
+    """Most hits first (counted by the database, case folded as it folds it), then newest."""
+    removed = Length("text") - Length(Replace(Lower("text"), Lower(Value(query)), Value("")))
+    hits = Cast(removed, IntegerField()) / Value(len(query))
+    return documents.annotate(hits=hits).order_by(F("hits").desc(), "-created_at", "pk")
+
+
+def _hit(document: Document, text: str, query: str) -> SearchHit | None:
+    spans = hit_spans(text, query)
+    if not spans:
+        return None
+    return SearchHit(document=document, hits=len(spans), snippets=snippets_of(text, spans))
+
+
+def documents_search(
+    *,
+    organisation: Organisation,
+    query: str,
+    sees_personal_data: bool,
+    kind: str | None = None,
+    page: int = 1,
+    page_size: int = PAGE_SIZE,
+) -> SearchPage:
+    """One page of the organisation's documents (of `kind`, if given) whose text, as the caller may see it, holds
+    the query; raises SearchQueryError for a query DocGate cannot search for."""
+    query = search_query_clean(query)
+    page = max(1, page)
+    documents = Document.objects.filter(organisation=organisation)
+    if kind:
+        documents = documents.filter(kind=kind)
+    ranked = _ranked(documents_holding(documents, query), query)
+    start = (page - 1) * page_size
+    if sees_personal_data:
+        rows = list(ranked[start : start + page_size + 1])
+        hits = [h for d in rows[:page_size] if (h := _hit(d, d.text, query))]
+        return SearchPage(hits=hits, page=page, has_next=len(rows) > page_size)
+    candidates = list(ranked.annotate(masking_findings=latest_personal_findings())[:MASKED_SEARCH_LIMIT])
+    shown: list[SearchHit] = []
+    for document in candidates:
+        findings = document.masking_findings if isinstance(document.masking_findings, list) else []
+        hit = _hit(document, text_masked(document.text, findings), query)
+        if hit is not None:
+            shown.append(hit)
+    shown.sort(key=lambda h: (-h.hits, -h.document.created_at.timestamp()))
+    return SearchPage(
+        hits=shown[start : start + page_size],
+        page=page,
+        has_next=len(shown) > start + page_size,
+        truncated=len(candidates) >= MASKED_SEARCH_LIMIT,
+    )
