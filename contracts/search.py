@@ -3,10 +3,14 @@ word boundaries, no tokenising on spaces), ranked by hits then recency, with sni
 document's text.
 
 The index is of characters, not words. PostgreSQL: a pg_trgm GIN index on UPPER(text), the expression Django's
-`icontains` compares, so that it serves queries of three characters or more. SQLite: an FTS5 table with the trigram tokenizer, kept in step by triggers
-(migration 0014). Queries of one or two characters read the organisation's text without the index. Callers who see
-personal data masked search the masked text: the index finds candidates in the text as sent, and each is masked
-and looked at again (`contracts.tenancy.personal_data`), so no one finds a document by what is masked for them.
+`icontains` compares, so that it serves queries of three characters or more. SQLite: an FTS5 table with the
+trigram tokenizer, kept in step with contracts_document by triggers (migration 0014), so that every write of the
+text (intake, extraction's queryset update) reaches it. Queries of one or two characters read the organisation's
+text without the index. Callers who see personal data masked search the masked text: the index finds candidates
+in the text as sent, the newest best-ranked MASKED_SEARCH_LIMIT are masked and looked at again
+(`contracts.tenancy.personal_data`, the portal's job search policy), so no one finds a document by what is masked
+for them. Masking is not indexed: it follows each new result and reviewer correction, which the index would have
+to follow too, and masking only ever hides characters, so the masked matches are a subset of the raw ones.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from django.db import connection
 from django.db.models import F, IntegerField, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Length, Lower, Replace
+from django.utils.translation import gettext as _
 
 from contracts.models import Document, Organisation
 from contracts.tenancy.personal_data import MASKED_SEARCH_LIMIT, latest_personal_findings, text_masked
@@ -73,13 +78,13 @@ def search_query_clean(query: str | None) -> str:
     or a character that is no character (a lone surrogate, a control)."""
     query = (query or "").strip()
     if not query:
-        raise SearchQueryError("query_empty", "Give something to search for (q).")
+        raise SearchQueryError("query_empty", _("Give something to search for."))
     if len(query) > QUERY_MAX_LENGTH:
-        raise SearchQueryError("query_too_long", f"A query is at most {QUERY_MAX_LENGTH} characters.")
+        raise SearchQueryError("query_too_long", _("A query is at most %(n)s characters.") % {"n": QUERY_MAX_LENGTH})
     if "\x00" in query:
-        raise SearchQueryError("query_nul", "A query must not hold a NUL character.")
+        raise SearchQueryError("query_nul", _("A query must not hold a NUL character (U+0000)."))
     if any(unicodedata.category(ch) in ("Cs", "Cc") for ch in query):
-        raise SearchQueryError("query_control", "A query must not hold control characters or lone surrogates.")
+        raise SearchQueryError("query_control", _("A query must not hold control characters or lone surrogates."))
     return query
 
 

@@ -67,6 +67,7 @@ FORM_ROUTES: dict[str, tuple[Form, ...]] = {
     "upload": (Form("post", extra={"file": {"type": "string", "format": "binary"}}, media=(MULTIPART,)),),
     "jobs": (Form("get", portal_forms.JobFilterForm, extra=JOB_QUERY),),
     "hotspots": (Form("get", portal_forms.HotspotFilterForm),),
+    "search": (Form("get", portal_forms.SearchForm),),
     "result": (Form("get", extra={"v": {"anyOf": [{"enum": ["1", "2"]}, TEXT]}}),),
     "job_llm_rerun": (Form("post"),),
     "review_queue": (Form("get", extra={"show": {"anyOf": [{"enum": ["open", "finalized"]}, TEXT]}}),),
