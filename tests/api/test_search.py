@@ -119,3 +119,15 @@ def test_the_index_follows_text_written_later(actors: Any, acme_api: APIClient) 
     Document.objects.filter(pk=document.pk).update(text="夜间施工噪音扰民。")  # as extraction writes it
     assert [r["id"] for r in found(acme_api, "施工噪音")] == [str(document.pk)]
     assert found(acme_api, "停车难") == []
+
+
+def test_only_the_newest_matches_are_ranked_and_the_page_says_so(
+    actors: Any, acme_api: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("contracts.search.RANK_WINDOW", 2)
+    oldest = submitted(actors.acme, "油烟，油烟，油烟，油烟。", run=False)  # the most hits, but older than the window
+    newer = [submitted(actors.acme, f"楼下油烟第{n}次。", run=False) for n in range(2)]
+    body = acme_api.get(URL, {"q": "油烟"}).json()
+    assert {r["id"] for r in body["results"]} == {str(d.pk) for d in newer} and str(oldest.pk) not in str(body)
+    assert body["truncated"] is True
+    assert acme_api.get(URL, {"q": "第0次"}).json()["truncated"] is False

@@ -145,14 +145,17 @@ def _timed(organisation: Any, queries: list[str], *, sees_personal_data: bool) -
 
 
 def _plan(organisation: Any, query: str) -> str:
-    """The database's plan for one search's SQL, as `documents_search` sends it (a reviewer's first page)."""
+    """The database's plan for the first span's look-up of the newest matches, as `documents_search` sends it."""
     from django.db import connection
+    from django.utils import timezone
 
     from contracts.models import Document
-    from contracts.search import PAGE_SIZE, _ranked, documents_holding
+    from contracts.search import RANK_WINDOW, SPANS_DAYS, documents_holding
 
-    ranked = _ranked(documents_holding(Document.objects.filter(organisation=organisation), query), query)
-    sql, params = ranked[: PAGE_SIZE + 1].query.sql_with_params()
+    since = timezone.now() - timedelta(days=SPANS_DAYS[0])
+    holding = documents_holding(Document.objects.filter(organisation=organisation), query)
+    newest = holding.filter(created_at__gte=since).order_by("-created_at").values_list("pk", flat=True)
+    sql, params = newest[:RANK_WINDOW].query.sql_with_params()
     explain = "EXPLAIN " if connection.vendor == "postgresql" else "EXPLAIN QUERY PLAN "
     with connection.cursor() as cursor:
         cursor.execute(explain + sql, params)
