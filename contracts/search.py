@@ -133,7 +133,9 @@ def documents_holding(documents: QuerySet[Document], query: str) -> QuerySet[Doc
 
 def _ranked(documents: QuerySet[Document], query: str) -> QuerySet[Document]:
     """Most hits first (counted by the database, case folded as it folds it), then newest."""
-    removed = Length("text") - Length(Replace(Lower("text"), Lower(Value(query)), Value("")))
+    # django-stubs type Replace's text as a Value; Django takes any expression there.
+    folded = Lower(Value(query))
+    removed = Length("text") - Length(Replace(Lower("text"), folded, Value("")))  # type: ignore[arg-type]
     hits = Cast(removed, IntegerField()) / Value(len(query))
     return documents.annotate(hits=hits).order_by(F("hits").desc(), "-created_at", "pk")
 

@@ -37,7 +37,7 @@ def session(user: Any) -> APIClient:
     return client
 
 
-def found(client: APIClient, q: str, **params: Any) -> list[dict[str, Any]]:
+def found(client: APIClient, q: str, **params: str) -> list[dict[str, Any]]:
     response = client.get(URL, {"q": q, **params})
     assert response.status_code == 200, response.content
     results: list[dict[str, Any]] = response.json()["results"]
@@ -76,7 +76,7 @@ def test_kind_filter_and_pages(actors: Any, acme_api: APIClient) -> None:
     assert [r["id"] for r in found(acme_api, "物业费", kind="contract")] == [str(contract.pk)]
     assert found(acme_api, "物业费", kind="contract")[0]["title"] == "物业服务合同"
     assert [r["id"] for r in found(acme_api, "物业费", kind="ticket")] == [str(ticket.pk)]
-    assert acme_api.get(URL, {"q": "物业费", "page": 2}).json()["results"] == []
+    assert acme_api.get(URL, {"q": "物业费", "page": "2"}).json()["results"] == []
 
 
 def test_submitter_cannot_find_a_document_by_the_phone_number_masked_for_her(actors: Any) -> None:
