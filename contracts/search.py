@@ -7,7 +7,7 @@ The index is of characters, not words. PostgreSQL: a pg_trgm GIN index on UPPER(
 trigram tokenizer, kept in step with contracts_document by triggers (migration 0014), so that every write of the
 text (intake, extraction's queryset update) reaches it. Queries of one or two characters read the organisation's
 text without the index. Callers who see personal data masked search the masked text: the index finds candidates
-in the text as sent, the newest MASKED_SEARCH_LIMIT are masked and looked at again
+in the text as sent, the newest RANK_WINDOW are masked and looked at again
 (`contracts.tenancy.personal_data`, the portal's job search policy), so no one finds a document by what is masked
 for them. Masking is not indexed: it follows each new result and reviewer correction, which the index would have
 to follow too, and masking only ever hides characters, so the masked matches are a subset of the raw ones.
@@ -35,13 +35,13 @@ QUERY_MAX_LENGTH = 100
 # The trigram index serves queries this long and longer.
 INDEXED_LENGTH = 3
 PAGE_SIZE = 20
-# A search ranks the newest this many matches (a masked search MASKED_SEARCH_LIMIT): a common word matches a tenth
+# A search ranks the newest this many matches (no more than a masked search may mask): a common word matches a tenth
 # of a large history, which no one pages through, and reading every match would make its cost grow with the
 # history (tests/benchmarks/bench_search.py). The page says when older matches were left out.
-RANK_WINDOW = 1000
+RANK_WINDOW = min(500, MASKED_SEARCH_LIMIT)
 # The newest matches are looked for in widening spans of days, then in all time: the database then combines the
 # trigram index with the created_at index and reads only the matches of the span, not every match of the history.
-SPANS_DAYS = (7, 30, 90, 365)
+SPANS_DAYS = (1, 7, 30, 90, 365)
 SNIPPETS = 3
 # Characters of context either side of a hit in a snippet.
 SNIPPET_CONTEXT = 30
@@ -79,7 +79,7 @@ class SearchPage:
     hits: list[SearchHit] = field(default_factory=list)
     page: int = 1
     has_next: bool = False
-    # More documents matched than a search ranks (RANK_WINDOW, masked MASKED_SEARCH_LIMIT): older ones are left out.
+    # More documents matched than a search ranks (RANK_WINDOW): older ones are left out.
     truncated: bool = False
 
 
@@ -174,9 +174,8 @@ def documents_search(
     documents = Document.objects.filter(organisation=organisation)
     if kind:
         documents = documents.filter(kind=kind)
-    window = RANK_WINDOW if sees_personal_data else MASKED_SEARCH_LIMIT
-    ids = _newest_holding(documents_holding(documents, query), window)
-    truncated = len(ids) >= window
+    ids = _newest_holding(documents_holding(documents, query), RANK_WINDOW)
+    truncated = len(ids) >= RANK_WINDOW
     ranked = _ranked(Document.objects.filter(pk__in=ids), query)
     start = (page - 1) * page_size
     if sees_personal_data:

@@ -10,11 +10,12 @@ The tickets are bulk-loaded into one organisation (the worst case: the organisat
 run through the pipeline. Each is made of complaint phrases, an address (district, road, house number) and a phone
 number drawn at random, so that a phrase occurs in a few percent of tickets and an address in a handful. On
 PostgreSQL the trigram index is dropped for the load and built afterwards (timed), as a bulk load is done.
-Queries, each timed through `documents_search` as a reviewer sees it (full text) and, for the address, as a
-submitter (masked text, the masking policy applied to every candidate):
+Queries, each timed through `documents_search` as a reviewer sees it (full text) and, for the address and the
+phrase, as a submitter (masked text, the masking policy applied to every candidate):
 - `address`: a road and house number (rare: a few tickets each), through the index;
-- `phrase`: a four-character complaint phrase (a few percent of tickets), through the index, every match ranked;
-- `short`: a two-character word, which no trigram index serves (a scan of the organisation's text).
+- `phrase`: a four-character complaint phrase (a few percent of tickets), through the index, the newest ranked;
+- `short`: a common two-character word, which no trigram index serves (the newest days' text is read; a rare
+  one reads the whole history: not measured here).
 """
 
 from __future__ import annotations
@@ -202,6 +203,7 @@ def main() -> None:
         "address_reviewer": _timed(organisation, address_queries, sees_personal_data=True),
         "address_submitter_masked": _timed(organisation, address_queries, sees_personal_data=False),
         "phrase_reviewer": _timed(organisation, phrase_queries, sees_personal_data=True),
+        "phrase_submitter_masked": _timed(organisation, phrase_queries[:20], sees_personal_data=False),
         "short_reviewer": _timed(organisation, short_queries, sees_personal_data=True),
         "target": "P95 <= 100 ms over 1,000,000 tickets",
         "plan_address": _plan(organisation, address_queries[0]),
