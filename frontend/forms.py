@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from contracts.hotline.deadlines.clock import ReceivedAtInvalid, received_at_check
 from contracts.models import DocumentKind, JobState, Role
+from contracts.search import QUERY_MAX_LENGTH
 from contracts.storable import unstorable_character, unstorable_message
 from contracts.throttling import LOGIN, budget_spend, sign_in_budget_key
 from rules.tickets.taxonomy import load_taxonomy
@@ -98,6 +99,12 @@ class JobFilterForm(forms.Form):
     state = forms.ChoiceField(label=_("Status"), required=False, choices=[("", _("All states")), *JobState.choices])
     kind = forms.ChoiceField(label=_("Kind"), required=False, choices=[("", _("All kinds")), *DocumentKind.choices])
     waiting = forms.BooleanField(label=_("Waiting for the model"), required=False)
+
+
+class SearchForm(forms.Form):
+    q = forms.CharField(label=_("Search the text"), max_length=QUERY_MAX_LENGTH)
+    kind = forms.ChoiceField(label=_("Kind"), required=False, choices=[("", _("All kinds")), *DocumentKind.choices])
+    page = forms.IntegerField(required=False, min_value=1, max_value=1000, widget=forms.HiddenInput)
 
 
 class HotspotFilterForm(forms.Form):

@@ -1,11 +1,20 @@
-"""Portal routes: submit, jobs, results, the dispatcher's queue, hotspots, the review queue, repeat cases,
-organisation admin and invitations."""
+"""Portal routes: submit, jobs, results, the dispatcher's queue, hotspots, search, the review queue, repeat
+cases, organisation admin and invitations."""
 
 from __future__ import annotations
 
 from django.urls import path
 
-from frontend import case_views, dispatch_views, hotspot_views, invitation_views, org_views, review_views, views
+from frontend import (
+    case_views,
+    dispatch_views,
+    hotspot_views,
+    invitation_views,
+    org_views,
+    review_views,
+    search_views,
+    views,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -19,6 +28,7 @@ urlpatterns = [
     path("documents/<uuid:document_id>/", views.result, name="result"),
     path("hotspots/", hotspot_views.hotspots, name="hotspots"),
     path("dispatch/", dispatch_views.queue, name="dispatch"),
+    path("search/", search_views.search, name="search"),
     path("jobs/<uuid:job_id>/llm-rerun/", views.llm_rerun, name="job_llm_rerun"),
     path("review/", review_views.queue, name="review_queue"),
     path("review/<uuid:task_id>/", review_views.task, name="review_task"),

@@ -11,6 +11,7 @@ from contracts.api.case_views import CaseViewSet
 from contracts.api.hotspot_views import HotspotsView
 from contracts.api.progress_views import TicketProgressView
 from contracts.api.review_views import ReviewTaskViewSet
+from contracts.api.search_views import SearchView
 from contracts.api.views import DocumentViewSet, JobViewSet
 from contracts.api.webhook_views import WebhookDeliveryListView, WebhookEndpointView, WebhookRedeliverView
 
@@ -30,6 +31,7 @@ urlpatterns = [
         "redoc/", SpectacularRedocView.as_view(url_name="api-schema", permission_classes=[AllowAny]), name="api-redoc"
     ),
     path("hotspots/", HotspotsView.as_view(), name="api-hotspots"),
+    path("search/", SearchView.as_view(), name="api-search"),
     path("webhook/", WebhookEndpointView.as_view(), name="webhook"),
     path("webhook/deliveries/", WebhookDeliveryListView.as_view(), name="webhook-deliveries"),
     path(

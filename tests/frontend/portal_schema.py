@@ -68,6 +68,7 @@ FORM_ROUTES: dict[str, tuple[Form, ...]] = {
     "jobs": (Form("get", portal_forms.JobFilterForm, extra=JOB_QUERY),),
     "hotspots": (Form("get", portal_forms.HotspotFilterForm),),
     "dispatch": (Form("get", portal_forms.DispatchFilterForm),),
+    "search": (Form("get", portal_forms.SearchForm),),
     "result": (Form("get", extra={"v": {"anyOf": [{"enum": ["1", "2"]}, TEXT]}}),),
     "job_llm_rerun": (Form("post"),),
     "review_queue": (Form("get", extra={"show": {"anyOf": [{"enum": ["open", "finalized"]}, TEXT]}}),),
