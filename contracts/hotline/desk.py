@@ -13,7 +13,7 @@ from contracts.findings import Finding
 from contracts.hotline.cases import ticket_case_findings
 from contracts.hotline.deadlines.clock import ticket_deadline_store
 from contracts.hotline.departments import department_table
-from contracts.hotline.findings import llm_ticket_finding, ticket_findings
+from contracts.hotline.findings import llm_ticket_finding, rule_category, rule_urgency, ticket_findings
 from contracts.hotline.replies import reply_problems, ticket_reply
 from contracts.learned.tickets import classifier_current
 from contracts.models import Document, Result
@@ -25,20 +25,10 @@ from rules.tickets.taxonomy import load_taxonomy
 from rules.tickets.urgency import urgency_cues
 
 
-def rule_category(findings: list[Finding]) -> Finding | None:
-    """The rules' (or the organisation's classifier's) category finding, if any."""
-    return next((f for f in findings if f["kind"] == "ticket_category" and f["source"] == "rule"), None)
-
-
 def rule_confidence(findings: list[Finding]) -> float:
     """The rules' own confidence in their category; 0 where they found none."""
     category = rule_category(findings)
     return float(category.get("confidence") or 0.0) if category is not None and category.get("label") else 0.0
-
-
-def rule_urgency(findings: list[Finding]) -> str | None:
-    """The rules' urgency level, if any."""
-    return next((f["label"] for f in findings if f["kind"] == "urgency" and f["source"] == "rule"), None)
 
 
 class HotlineDesk:

@@ -97,3 +97,13 @@ def case_finding(
         finding["similarity"] = {**match.evidence.as_dict(), "threshold": threshold}
         finding["confidence"] = min(1.0, match.score)
     return finding
+
+
+def rule_category(findings: list[Finding]) -> Finding | None:
+    """The rules' (or the organisation's classifier's) category finding, if any."""
+    return next((f for f in findings if f["kind"] == "ticket_category" and f["source"] == "rule"), None)
+
+
+def rule_urgency(findings: list[Finding]) -> str | None:
+    """The rules' urgency level, if any."""
+    return next((f["label"] for f in findings if f["kind"] == "urgency" and f["source"] == "rule"), None)

@@ -10,6 +10,7 @@ from typing import Any
 
 from contracts.findings import Finding
 from contracts.hotline.deadlines.clock import service_level_overrides
+from contracts.hotline.findings import rule_category, rule_urgency
 from rules.pii import pii_spans
 from rules.tickets.reply_check import reply_check
 from rules.tickets.service_levels import Tier, load_service_levels
@@ -38,10 +39,6 @@ def ticket_gist(text: str) -> str:
     return gist or (matter[0][:GIST_CHARS] if matter else "")
 
 
-def _first(findings: list[Finding], kind: str) -> Finding | None:
-    return next((f for f in findings if f.get("kind") == kind and f.get("source") == "rule"), None)
-
-
 def _field(finding: Finding | None, key: str) -> str | None:
     """A text field of a finding (None where the finding or the field is missing)."""
     value = finding.get(key) if finding is not None else None
@@ -50,9 +47,9 @@ def _field(finding: Finding | None, key: str) -> str | None:
 
 def ticket_time_limit(findings: list[Finding], organisation_id: int | None) -> Tier:
     """The service level the ticket's category and urgency fall under, with the organisation's own limit."""
-    category, urgency = _first(findings, "ticket_category"), _first(findings, "urgency")
+    category = rule_category(findings)
     tier, _ = load_service_levels().tier_for(
-        urgency=_field(urgency, "label"), level2=_field(category, "level2"), level3=_field(category, "level3")
+        urgency=rule_urgency(findings), level2=_field(category, "level2"), level3=_field(category, "level3")
     )
     overrides = service_level_overrides(organisation_id) if organisation_id is not None else {}
     return overrides.get(tier.name, tier)
@@ -65,12 +62,12 @@ def _limit_words(tier: Tier) -> str:
 def ticket_reply(findings: list[Finding], *, text: str, organisation_id: int | None) -> str:
     """DocGate's reply when no model draft is used: what the citizen reported, where it went, what happens next
     and by when. Without a category it says only that the ticket was received (and the check says what it lacks)."""
-    category = _first(findings, "ticket_category")
+    category = rule_category(findings)
     label = _field(category, "label")
     if label is None:
         return "您好！您反映的问题已收悉，我们将尽快核实并转交相关部门办理，办理结果将及时答复您。"
     department = _field(category, "department") or "相关部门"
-    urgent = _field(_first(findings, "urgency"), "label") == "urgent"
+    urgent = rule_urgency(findings) == "urgent"
     gist = ticket_gist(text)
     matter = f"“{gist}”的问题" if gist else "问题"
     note = "，已标记为紧急件优先处理" if urgent else ""
@@ -83,7 +80,7 @@ def ticket_reply(findings: list[Finding], *, text: str, organisation_id: int | N
 
 def reply_problems(reply: str, findings: list[Finding], *, text: str, own_contacts: list[str]) -> list[dict[str, Any]]:
     """Why `reply` to the ticket `text` is not fit to send (empty: it is), each with its evidence."""
-    category = _first(findings, "ticket_category")
+    category = rule_category(findings)
     problems = reply_check(
         reply,
         ticket=text,
