@@ -45,10 +45,12 @@ def archive_members(archive: zipfile.ZipFile, *, limit: int, what: str) -> list[
     """The archive's members, refused as `archive_too_large` when their declared sizes add up past `limit`."""
     members = archive.infolist()
     if sum(info.file_size for info in members) > limit:
-        raise ExtractionError(
-            "archive_too_large", _("The %(what)s expands beyond the allowed size.") % {"what": _(what)}
-        )
+        raise _too_large(what)
     return members
+
+
+def _too_large(what: str) -> ExtractionError:
+    return ExtractionError("archive_too_large", _("The %(what)s expands beyond the allowed size.") % {"what": _(what)})
 
 
 def _damaged(code: str, what: str) -> ExtractionError:
@@ -71,9 +73,7 @@ def archive_member_read(archive: zipfile.ZipFile, name: str, *, limit: int, code
             while chunk := member.read(_CHUNK):
                 out.write(chunk)
                 if out.tell() > limit:
-                    raise ExtractionError(
-                        "archive_too_large", _("The %(what)s expands beyond the allowed size.") % {"what": _(what)}
-                    )
+                    raise _too_large(what)
         except ZIP_ERRORS as exc:
             raise _damaged(code, what) from exc
     return out.getvalue()
