@@ -20,33 +20,12 @@ import json
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
 from pathlib import Path
 
+from rules.normalize.chars import CJK, char_class
 from rules.normalize.offsets import Edit, StepMap, apply_edits
+from rules.normalize.punctuation import PUNCTUATION_MARKS, punctuation_edits
 from rules.normalize.width import FULLWIDTH_ASCII
-
-CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-CJK_CHAR = re.compile(f"[{CJK}]")
-
-
-def char_class(chars: Iterable[str]) -> str:
-    """A regex character class of `chars` with consecutive code points written as ranges.
-
-    The regex engine tests characters outside the BMP one class item at a time, so 542 listed supplementary
-    compatibility ideographs cost 542 comparisons per scanned character; one range costs one.
-    """
-    codes = sorted(set(map(ord, chars)))
-    items: list[str] = []
-    start = 0
-    while start < len(codes):
-        end = start
-        while end + 1 < len(codes) and codes[end + 1] == codes[end] + 1:
-            end += 1
-        first, last = re.escape(chr(codes[start])), re.escape(chr(codes[end]))
-        items.append(first if start == end else first + last if end == start + 1 else f"{first}-{last}")
-        start = end + 1
-    return "[" + "".join(items) + "]"
 
 # --- step 1: code points and width ---------------------------------------------------------------------
 # Every scan starts with a plain character class so the regex engine skips ahead in C: few edits are needed.
@@ -136,158 +115,10 @@ def fold(text: str, counts: dict[str, int]) -> tuple[str, StepMap | None]:
     return _ONE_TO_ONE_RUN.sub(_translate_run, text), None
 
 
-# --- step 2: punctuation -------------------------------------------------------------------------------
-_TO_CHINESE = {",": "，", ";": "；", ":": "：", "?": "？", "!": "！", "(": "（", ")": "）", ".": "。"}
-_TO_ASCII = {"，": ",", "．": ".", "：": ":", "；": ";"}
-_VARIANTS = {
-    "﹐": "，",
-    "︐": "，",
-    "﹑": "、",
-    "､": "、",
-    "︑": "、",
-    "﹔": "；",
-    "︔": "；",
-    "﹕": "：",
-    "︓": "：",
-    "﹖": "？",
-    "︖": "？",
-    "﹗": "！",
-    "︕": "！",
-    "﹙": "（",
-    "﹚": "）",
-    "｡": "。",
-    "︒": "。",
-    "﹒": "。",
-    "「": "“",
-    "」": "”",
-    "﹁": "“",
-    "﹂": "”",
-    "〝": "“",
-    "〞": "”",
-    "〟": "”",
-    "„": "“",
-    "‟": "“",
-    "『": "‘",
-    "』": "’",
-    "﹃": "‘",
-    "﹄": "’",
-    "＇": "'",
-}
-_PUNCTUATION_MARKS = ',;:?!.()"＂…⋯' + "".join(_VARIANTS)
-_PUNCTUATION = re.compile(char_class(_PUNCTUATION_MARKS))
 # A fold or a mark of the punctuation step: where neither occurs, both steps are skipped with one scan.
-CANONICAL_TRIGGER = re.compile(char_class([*_FOLDS, *_PUNCTUATION_MARKS]))
-_IDEOGRAPHIC_DOTS = re.compile("。。。+")
-_FULLWIDTH_IN_NUMBER = re.compile("[0-9][，．：；](?=[0-9])")
-_OPEN_CONTEXT = set(" \n“‘（(《【[：:，,")
+CANONICAL_TRIGGER = re.compile(char_class([*_FOLDS, *PUNCTUATION_MARKS]))
 
-
-def _is_cjk(char: str) -> bool:
-    """True for one character of the CJK class (comparisons: cheaper than a regex call per mark)."""
-    return (
-        "\u4e00" <= char <= "\u9fff"
-        or "\u3400" <= char <= "\u4dbf"
-        or "\uf900" <= char <= "\ufaff"
-        or "\U00020000" <= char <= "\U0003134f"
-    )
-
-
-def _neighbours(text: str, start: int, end: int) -> tuple[str, str]:
-    """Characters just before `start` and just after `end`, skipping one space."""
-    before = text[start - 1] if start > 0 else ""
-    if before == " " and start > 1:
-        before = text[start - 2]
-    after = text[end] if end < len(text) else ""
-    if after == " " and end + 1 < len(text):
-        after = text[end + 1]
-    return before, after
-
-
-def _fold_mark(text: str, start: int, char: str, quote_open: list[bool]) -> str:
-    """Canonical form of one punctuation mark at `start`, decided from its neighbours."""
-    before, after = _neighbours(text, start, start + 1)
-    if char in _VARIANTS:
-        return _VARIANTS[char]
-    if char in _TO_ASCII:  # full-width mark followed by a digit: ASCII only when a digit precedes it too
-        return _TO_ASCII[char] if before.isascii() and before.isdigit() else char
-    if char in '"＂':
-        if not (_is_cjk(before) or _is_cjk(after) or char == "＂"):
-            return char
-        opening = quote_open[0] if before not in _OPEN_CONTEXT else True
-        quote_open[0] = not opening
-        return "“" if opening else "”"
-    if char == ".":
-        return "。" if _is_cjk(before) and not (after.isascii() and after.isalnum()) else char
-    if char in "()":
-        return _TO_CHINESE[char] if _is_cjk(before) or _is_cjk(after) else char
-    # , ; : ? ! : Chinese beside a Chinese character, ASCII between digits or in Latin text
-    if before.isdigit() and after.isdigit():
-        return char
-    return _TO_CHINESE[char] if _is_cjk(before) or _is_cjk(after) else char
-
-
-_PAREN_PAIR = re.compile("[(（]([^()（）\n]{0,80})[)）]")
-
-
-def _paren_pair_edits(text: str) -> dict[int, str]:
-    """Full-width parentheses for a pair with Chinese inside or beside it, e.g. (1)甲方 → （1）甲方."""
-    fixes: dict[int, str] = {}
-    for match in _PAREN_PAIR.finditer(text):
-        if "(" not in match.group() and ")" not in match.group():
-            continue
-        before, after = _neighbours(text, match.start(), match.end())
-        if CJK_CHAR.search(match.group(1)) or _is_cjk(before) or _is_cjk(after):
-            fixes[match.start()] = "（"
-            fixes[match.end() - 1] = "）"
-    return fixes
-
-
-def _run_end(text: str, start: int, chars: str) -> int:
-    end = start + 1
-    while end < len(text) and text[end] in chars:
-        end += 1
-    return end
-
-
-def punctuation_edits(text: str, scan_from: int = 0) -> list[Edit]:
-    """Edits that bring each punctuation family to its canonical form (see the module docstring).
-
-    `scan_from`: where the first mark can be (a caller that already scanned for marks skips ahead).
-    """
-    edits: list[Edit] = []
-    pairs = _paren_pair_edits(text) if "(" in text or ")" in text else {}
-    quote_open = [True]
-    line_start = 0  # where the search for a line break since the previous mark resumes
-    skip_to = 0
-    for match in _PUNCTUATION.finditer(text, scan_from):
-        start = match.start()
-        if start < skip_to:
-            continue
-        token = match.group()
-        if token in "…⋯.":
-            end = _run_end(text, start, "…⋯" if token != "." else ".")
-            if token != "." or end - start >= 3:
-                skip_to = end
-                if text[start:end] != "……" and (token != "." or any(map(_is_cjk, _neighbours(text, start, end)))):
-                    edits.append((start, end, "……"))
-                continue
-            if end - start > 1:
-                skip_to = end
-                continue  # .. is not a sentence end
-        if text.find("\n", line_start, start) != -1:
-            quote_open[0] = True  # a straight quote left open does not run into the next line
-        line_start = start
-        folded = pairs.get(start) or _fold_mark(text, start, token, quote_open)
-        if folded != token:
-            edits.append((start, start + 1, folded))
-    count = len(edits)
-    if "。。。" in text:
-        edits.extend((m.start(), m.end(), "……") for m in _IDEOGRAPHIC_DOTS.finditer(text))
-    for match in _FULLWIDTH_IN_NUMBER.finditer(text):
-        edits.append((match.start() + 1, match.end(), _TO_ASCII[text[match.start() + 1]]))
-    if len(edits) > count:
-        edits.sort()
-    return edits
+__all__ = ["CANONICAL_TRIGGER", "CJK", "fold", "fold_edits", "punctuation_edits", "whitespace_edits"]
 
 
 # --- step 3: spaces and line breaks --------------------------------------------------------------------
