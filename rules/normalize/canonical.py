@@ -25,7 +25,7 @@ from pathlib import Path
 from rules.normalize.chars import CJK, char_class
 from rules.normalize.offsets import Edit, StepMap, apply_edits
 from rules.normalize.punctuation import PUNCTUATION_MARKS, punctuation_edits
-from rules.normalize.width import FULLWIDTH_ASCII
+from rules.normalize.width import FULLWIDTH_ASCII, OneToOneFold
 
 # --- step 1: code points and width ---------------------------------------------------------------------
 # Every scan starts with a plain character class so the regex engine skips ahead in C: few edits are needed.
@@ -93,26 +93,58 @@ _RESIZE = re.compile(char_class(_RESIZING))
 _ONE_TO_ONE = {ord(char): output for char, (output, _) in _FOLDS.items() if char not in _RESIZING}
 _ONE_TO_ONE_CLASS = char_class(map(chr, _ONE_TO_ONE))
 _ONE_TO_ONE_RUN = re.compile(_ONE_TO_ONE_CLASS + _ONE_TO_ONE_CLASS + "*")  # not "+": that scans slower
+def _is_bmp_character(chars: str) -> bool:
+    """True when every character is in the BMP and no surrogate (one UTF-16 unit each)."""
+    return all(char < "\ud800" or "\ue000" <= char <= "\uffff" for char in chars)
+
+
+# The BMP folds as one vectorised table look-up, for texts with many of them (a contract's ＿＿＿ blanks and
+# ideographic spaces): surrogates stay themselves there, so lone surrogates and supplementary compatibility
+# ideographs take the run-by-run path.
+_GATHER_FROM = 32
+_BMP_ONE_TO_ONE = OneToOneFold(
+    {code: ord(output) for code, output in _ONE_TO_ONE.items() if _is_bmp_character(chr(code) + output)}
+)
 
 
 def _translate_run(match: re.Match[str]) -> str:
     return match.group().translate(_ONE_TO_ONE)
 
 
+def _fold_one_to_one(text: str, found: Counter[str]) -> str:
+    """Apply the 1:1 folds among the `found` characters (fold characters of `text` with their counts)."""
+    one_to_one = [char for char in found if char not in _RESIZING]
+    if not one_to_one:
+        return text
+    gathered = _BMP_ONE_TO_ONE.table
+    if sum(found[char] for char in one_to_one) >= _GATHER_FROM and all(ord(char) in gathered for char in one_to_one):
+        return _BMP_ONE_TO_ONE.gather(text)
+    return _ONE_TO_ONE_RUN.sub(_translate_run, text)
+
+
 def fold(text: str, counts: dict[str, int]) -> tuple[str, StepMap | None]:
     """Apply the folds of fold_edits; return the text and its map (None when no length changed).
 
-    Without CR or invisible marks every fold is 1:1: runs are translated in C, counted in C, and need no map.
+    The characters to fold are counted in C; 1:1 folds are translated run by run or, when there are many, in one
+    vectorised look-up; only CR and invisible marks, which change the length, become edits with a map.
     """
     first = _FOLD.search(text)
     if first is None:
         return text, None
-    if _RESIZE.search(text, first.start()) is not None:
-        return apply_edits(text, fold_edits(text, counts))
-    for char, number in Counter(_FOLD.findall(text, first.start())).items():
+    found = Counter(_FOLD.findall(text, first.start()))
+    for char, number in found.items():
         kind = _FOLDS[char][1]
         counts[kind] = counts.get(kind, 0) + number
-    return _ONE_TO_ONE_RUN.sub(_translate_run, text), None
+    folded = _fold_one_to_one(text, found)
+    if not any(char in _RESIZING for char in found):
+        return folded, None
+    edits: list[Edit] = []
+    for match in _RESIZE.finditer(text, first.start()):
+        start = match.start()
+        # CR LF is one line end in the text as sent: a CR before U+2028 (folded to LF above) is a line end of its own
+        end = start + 2 if match.group() == "\r" and text.startswith("\n", start + 1) else start + 1
+        edits.append((start, end, _FOLDS[match.group()][0]))
+    return apply_edits(folded, edits)  # the 1:1 folds kept every offset: the edits' positions hold
 
 
 # A fold or a mark of the punctuation step: where neither occurs, both steps are skipped with one scan.
@@ -141,6 +173,7 @@ _TITLE_END = re.compile(
     "(?:合同|协议|协议书|合同书|确认书|承诺书|委托书|通知|公告|章程|办法|规定|须知|清单|说明|申请|声明|证明|报告|函)$"
 )
 _FIELD = re.compile(f"[{CJK}]{{1,8}}[:：]")
+_LINE_PUNCTUATION = re.compile(char_class(_CHINESE_PUNCTUATION + ",.;:?!"))
 
 
 def _keeps_break(text: str, newline: int, after: int) -> bool:
@@ -156,7 +189,7 @@ def _keeps_break(text: str, newline: int, after: int) -> bool:
         return True
     line_start = text.rfind("\n", 0, newline) + 1
     line = text[line_start:newline]
-    has_punctuation = any(c in _CHINESE_PUNCTUATION or c in ",.;:?!" for c in line)
+    has_punctuation = _LINE_PUNCTUATION.search(line) is not None
     if _STRUCTURE.match(line) and len(line) <= _HEADING_MAX and not has_punctuation:
         return True  # an article heading such as 第三条 租金 stands on its own line
     if _FIELD.match(line):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from rules.normalize.chars import CJK_CHAR, char_class, is_cjk, neighbours
-from rules.normalize.offsets import Edit
+from rules.normalize.chars import CJK, CJK_CHAR, char_class, is_cjk, neighbours
+from rules.normalize.offsets import Edit, StepMap, apply_edits
 
 _TO_CHINESE = {",": "，", ";": "；", ":": "：", "?": "？", "!": "！", "(": "（", ")": "）", ".": "。"}
 _TO_ASCII = {"，": ",", "．": ".", "：": ":", "；": ";"}
@@ -139,3 +139,71 @@ def punctuation_edits(text: str, scan_from: int = 0) -> list[Edit]:
     if len(edits) > count:
         edits.sort()
     return edits
+
+
+# , ; : ? ! beside a Chinese character (one space between allowed) and a lone . after one (not before a Latin letter
+# or digit) are decided by their neighbours alone, and no mark's new form changes what decides another (none is
+# Chinese, a space, a digit or a dot): each such mark is substituted in C. The rest need the loop's context.
+def _beside_chinese(mark: str) -> re.Pattern[str]:
+    escaped = re.escape(mark)
+    return re.compile(f"{escaped}(?:(?<=[{CJK}]{escaped})|(?<=[{CJK}] {escaped})|(?= ?[{CJK}]))")
+
+
+_NEIGHBOUR_DECIDED = {mark: (_beside_chinese(mark), _TO_CHINESE[mark]) for mark in ",;:?!"}
+_NEIGHBOUR_DECIDED["."] = (re.compile(f"\\.(?:(?<=[{CJK}]\\.)|(?<=[{CJK}] \\.))(?!\\.)(?! ?[0-9A-Za-z])"), "。")
+# One mark, or a run of two or more dots; a class first, so the engine skips ahead in C (an alternation of a
+# class and a literal would be tried at every position).
+_CONTEXT_DECIDED = re.compile(char_class('"＂…⋯().' + "".join(_VARIANTS)) + "(?:(?<!\\.)|(?<=\\.)\\.+)")
+
+
+def _context_edits(text: str, scan_from: int) -> list[Edit]:
+    """punctuation_edits for every mark but those of _NEIGHBOUR_DECIDED (quotes, brackets, variants, dot runs)."""
+    edits: list[Edit] = []
+    pairs = _paren_pair_edits(text) if "(" in text or ")" in text else {}
+    quote_open = [True]
+    line_start = 0
+    skip_to = 0
+    for match in _CONTEXT_DECIDED.finditer(text, scan_from):
+        start = match.start()
+        if start < skip_to:
+            continue
+        token = match.group()
+        if token[0] == ".":  # a run of two or more
+            if len(token) >= 3 and any(map(is_cjk, neighbours(text, start, match.end()))):
+                edits.append((start, match.end(), "……"))
+            continue
+        if token in "…⋯":
+            skip_to = _run_end(text, start, "…⋯")
+            if text[start:skip_to] != "……":
+                edits.append((start, skip_to, "……"))
+            continue
+        if text.find("\n", line_start, start) != -1:
+            quote_open[0] = True  # skipped marks never touch the quote state, so resetting here is the same
+        line_start = start
+        folded = pairs.get(start) or _fold_mark(text, start, token, quote_open)
+        if folded != token:
+            edits.append((start, start + 1, folded))
+    count = len(edits)
+    if "。。。" in text:
+        edits.extend((m.start(), m.end(), "……") for m in _IDEOGRAPHIC_DOTS.finditer(text))
+    for match in _FULLWIDTH_IN_NUMBER.finditer(text):
+        edits.append((match.start() + 1, match.end(), _TO_ASCII[text[match.start() + 1]]))
+    if len(edits) > count:
+        edits.sort()
+    return edits
+
+
+def punctuation_step(text: str, scan_from: int = 0) -> tuple[str, StepMap | None, int]:
+    """Apply punctuation_edits(text, scan_from); return the text, its map (None when no length changed) and
+    the number of marks changed. Marks decided by their neighbours alone are substituted in C."""
+    edits = _context_edits(text, scan_from)
+    count = len(edits)
+    folded = text
+    for mark, (pattern, chinese) in _NEIGHBOUR_DECIDED.items():
+        if mark in text:
+            folded, number = pattern.subn(chinese, folded)
+            count += number
+    if not edits:
+        return folded, None, count
+    folded, step = apply_edits(folded, edits)  # every substitution kept the length: the edits' offsets hold
+    return folded, step, count
