@@ -93,6 +93,8 @@ _RESIZE = re.compile(char_class(_RESIZING))
 _ONE_TO_ONE = {ord(char): output for char, (output, _) in _FOLDS.items() if char not in _RESIZING}
 _ONE_TO_ONE_CLASS = char_class(map(chr, _ONE_TO_ONE))
 _ONE_TO_ONE_RUN = re.compile(_ONE_TO_ONE_CLASS + _ONE_TO_ONE_CLASS + "*")  # not "+": that scans slower
+
+
 def _is_bmp_character(chars: str) -> bool:
     """True when every character is in the BMP and no surrogate (one UTF-16 unit each)."""
     return all(char < "\ud800" or "\ue000" <= char <= "\uffff" for char in chars)
@@ -122,13 +124,15 @@ def _fold_one_to_one(text: str, found: Counter[str]) -> str:
     return _ONE_TO_ONE_RUN.sub(_translate_run, text)
 
 
-def fold(text: str, counts: dict[str, int]) -> tuple[str, StepMap | None]:
+def fold(text: str, counts: dict[str, int], scan_from: int = 0) -> tuple[str, StepMap | None]:
     """Apply the folds of fold_edits; return the text and its map (None when no length changed).
+
+    `scan_from`: where the first fold can be (a caller that already scanned for folds skips ahead).
 
     The characters to fold are counted in C; 1:1 folds are translated run by run or, when there are many, in one
     vectorised look-up; only CR and invisible marks, which change the length, become edits with a map.
     """
-    first = _FOLD.search(text)
+    first = _FOLD.search(text, scan_from)
     if first is None:
         return text, None
     found = Counter(_FOLD.findall(text, first.start()))

@@ -86,6 +86,14 @@ class NormalizedText:
             dialect_replacements=facts.dialect_replacements,
         )
 
+    @classmethod
+    def built(cls, text: str, original_length: int, steps: tuple[StepMap, ...], facts: _Facts) -> NormalizedText:
+        """The same object as the constructor makes, without a frozen dataclass's object.__setattr__ per field
+        (for a short text these four calls cost as much as a step)."""
+        result = object.__new__(cls)
+        result.__dict__.update(text=text, original_length=original_length, steps=steps, facts=facts)
+        return result
+
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         """Return the smallest original span covering normalized span [start, end) (clamped to range)."""
         return compose_span(self.steps, start, end, len(self.text))
@@ -108,7 +116,7 @@ def normalize(text: str) -> NormalizedText:
         if punctuation:
             current, step = apply_edits(current, punctuation)
     else:
-        current, step = fold(text, counts)
+        current, step = fold(text, counts, scan_from=trigger.start())
         if step:
             steps.append(step)
         current, step, punctuation_folds = punctuation_step(current, scan_from=0 if step else trigger.start())
@@ -130,4 +138,4 @@ def normalize(text: str) -> NormalizedText:
         if step:
             steps.append(step)
     facts = _Facts(counts, config, score, cantonese, punctuation_folds, len(dialect))
-    return NormalizedText(text=current, original_length=len(text), steps=tuple(steps), facts=facts)
+    return NormalizedText.built(current, len(text), tuple(steps), facts)
