@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 from rules.normalize.canonical import CANONICAL_TRIGGER, fold, whitespace_edits
 from rules.normalize.dialect import cantonese_score, dialect_edits, is_cantonese, load_lexicon
 from rules.normalize.offsets import StepMap, apply_edits, compose_span
-from rules.normalize.punctuation import punctuation_edits, punctuation_step
+from rules.normalize.punctuation import punctuation_step, unmarked_edits
 from rules.normalize.script import simplified_step
 
 
@@ -111,7 +111,7 @@ def normalize(text: str) -> NormalizedText:
     step: StepMap | None = None
     trigger = CANONICAL_TRIGGER.search(text)  # the first fold or punctuation mark, if any
     if trigger is None:  # no mark to decide: only full-width marks inside numbers and 。。。 can change
-        punctuation = punctuation_edits(text, scan_from=len(text))
+        punctuation = unmarked_edits(text)
         punctuation_folds = len(punctuation)
         if punctuation:
             current, step = apply_edits(current, punctuation)

@@ -131,6 +131,11 @@ def punctuation_edits(text: str, scan_from: int = 0) -> list[Edit]:
         folded = pairs.get(start) or _fold_mark(text, start, token, quote_open)
         if folded != token:
             edits.append((start, start + 1, folded))
+    return _with_unmarked_edits(text, edits)
+
+
+def _with_unmarked_edits(text: str, edits: list[Edit]) -> list[Edit]:
+    """`edits` (sorted) plus the changes no punctuation mark starts: 。。。 runs and full-width marks in numbers."""
     count = len(edits)
     if "。。。" in text:
         edits.extend((m.start(), m.end(), "……") for m in _IDEOGRAPHIC_DOTS.finditer(text))
@@ -139,6 +144,11 @@ def punctuation_edits(text: str, scan_from: int = 0) -> list[Edit]:
     if len(edits) > count:
         edits.sort()
     return edits
+
+
+def unmarked_edits(text: str) -> list[Edit]:
+    """punctuation_edits for a text holding none of PUNCTUATION_MARKS (the caller scanned for them)."""
+    return _with_unmarked_edits(text, [])
 
 
 # , ; : ? ! beside a Chinese character (one space between allowed) and a lone . after one (not before a Latin letter
@@ -183,14 +193,7 @@ def _context_edits(text: str, scan_from: int) -> list[Edit]:
         folded = pairs.get(start) or _fold_mark(text, start, token, quote_open)
         if folded != token:
             edits.append((start, start + 1, folded))
-    count = len(edits)
-    if "。。。" in text:
-        edits.extend((m.start(), m.end(), "……") for m in _IDEOGRAPHIC_DOTS.finditer(text))
-    for match in _FULLWIDTH_IN_NUMBER.finditer(text):
-        edits.append((match.start() + 1, match.end(), _TO_ASCII[text[match.start() + 1]]))
-    if len(edits) > count:
-        edits.sort()
-    return edits
+    return _with_unmarked_edits(text, edits)
 
 
 def punctuation_step(text: str, scan_from: int = 0) -> tuple[str, StepMap | None, int]:
