@@ -22,6 +22,8 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
+
 from rules.normalize.chars import CJK, char_class
 from rules.normalize.offsets import Edit, StepMap, apply_edits
 from rules.normalize.punctuation import PUNCTUATION_MARKS, punctuation_edits
@@ -124,6 +126,27 @@ def _fold_one_to_one(text: str, found: Counter[str]) -> str:
     return _ONE_TO_ONE_RUN.sub(_translate_run, text)
 
 
+# A long text whose folds are all in the vectorised table is counted and folded in one pass over its UTF-16 code
+# units: the kind of each unit (0: nothing to fold) summed by bincount, instead of one string per fold found.
+_VECTOR_FROM = 2048
+_KINDS = ("crlf", "linesep", "invisible", "space", "control", "invalid", "width", "ideograph")
+_KIND_OF_UNIT = np.zeros(0x10000, dtype=np.uint8)
+for _char, (_, _kind) in _FOLDS.items():
+    if ord(_char) in _BMP_ONE_TO_ONE.table:
+        _KIND_OF_UNIT[ord(_char)] = _KINDS.index(_kind) + 1
+_NOT_VECTORISED = re.compile(char_class(char for char in _FOLDS if ord(char) not in _BMP_ONE_TO_ONE.table))
+
+
+def _fold_vectorised(text: str, counts: dict[str, int]) -> str:
+    """Count and fold a text whose folds are all in _BMP_ONE_TO_ONE (no CR, invisible mark or lone surrogate)."""
+    units = np.frombuffer(text.encode("utf-16-le"), dtype=np.uint16)
+    for index, number in enumerate(np.bincount(_KIND_OF_UNIT[units], minlength=len(_KINDS) + 1)[1:].tolist()):
+        if number:
+            counts[_KINDS[index]] = counts.get(_KINDS[index], 0) + number
+    folded: str = _BMP_ONE_TO_ONE.units[units].tobytes().decode("utf-16-le")
+    return folded
+
+
 def fold(text: str, counts: dict[str, int], scan_from: int = 0) -> tuple[str, StepMap | None]:
     """Apply the folds of fold_edits; return the text and its map (None when no length changed).
 
@@ -135,6 +158,8 @@ def fold(text: str, counts: dict[str, int], scan_from: int = 0) -> tuple[str, St
     first = _FOLD.search(text, scan_from)
     if first is None:
         return text, None
+    if len(text) - first.start() >= _VECTOR_FROM and _NOT_VECTORISED.search(text, first.start()) is None:
+        return _fold_vectorised(text, counts), None
     found = Counter(_FOLD.findall(text, first.start()))
     for char, number in found.items():
         kind = _FOLDS[char][1]

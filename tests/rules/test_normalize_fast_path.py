@@ -98,6 +98,8 @@ def reference_normalize(text: str) -> tuple[str, list[StepMap], dict[str, object
 @example("＿" * 40 + "\ud800" + "\U0002f800" * 33 + "\u2f45" * 40)  # many folds: surrogates, supplementary
 @example("＿" * 40 + "\r\n" + "\u200b")  # many 1:1 folds and edits that change the length
 @example("金额１，２００元，1，200元，3．5米，12：30")
+@example(("＿" * 40 + "甲方，乙方\u3000１２３\u2f45\uf9d1𠮶\x07") * 60)  # long: counted and folded in one pass
+@example(("＿" * 40 + "甲方，乙方\u3000１２３\u2f45") * 60 + "\r\n\U0002f800")  # long, with folds outside it
 def test_fast_path_matches_the_reference(text: str) -> None:
     result = normalize(text)
     expected_text, expected_steps, facts = reference_normalize(text)
