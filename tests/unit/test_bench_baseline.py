@@ -92,3 +92,9 @@ def test_run_compares_a_saved_report_and_exits_nonzero_on_a_regression(
     saved.write_text(json.dumps({"benchmarks": {"bench_normalize": normalize_report(0.48, 0.4)}}), encoding="utf-8")
     assert run.main(["--compare", str(saved)]) == 0
     assert "REGRESSION" not in capsys.readouterr().err
+
+
+def test_the_committed_baseline_tracks_the_normalizer() -> None:
+    recorded = baseline.load()["ratios"]["bench_normalize"]
+    assert {"per_document_ratio", "whole_corpus_ratio"} <= set(recorded)
+    assert all(entry["better"] == "higher" and entry["commit"] and entry["value"] > 0 for entry in recorded.values())
