@@ -44,7 +44,7 @@ class Comparison:
     def line(self) -> str:
         """One human-readable line, marked REGRESSION when it is one."""
         verdict = "REGRESSION" if self.regression else "ok"
-        change = f"{-self.drop:+.0%} ({self.better} is better)"
+        change = f"{0.0 - self.drop:+.0%} ({self.better} is better)"
         return f"{verdict:10} {self.benchmark}.{self.metric}: {self.recorded:g} -> {self.current:g}, {change}"
 
 
