@@ -30,6 +30,7 @@ from typing import Any, cast
 from django.conf import settings
 
 from contracts.learned.store import model_current_dir, model_publish
+from contracts.learned.thresholds import safety_thresholds_current
 from rules.safety import output_leaks, output_links, safety_score
 from rules.safety.contract_reading import legal_function_masked
 from rules.safety.decision import SEVERITY, GatePolicy, Kind, gate_decide_text, kind_policy
@@ -96,9 +97,11 @@ def safety_model_for(organisation_slug: str | None) -> SafetyModel:
     return load_safety_model()
 
 
-def gate_policy(kind: Kind) -> GatePolicy:
-    """The model thresholds of one document kind, from settings."""
-    return kind_policy(kind, *settings.SAFETY_POLICIES[kind])
+def gate_policy(kind: Kind, organisation: str | None = None) -> GatePolicy:
+    """The model thresholds of one document kind: the organisation's recalibrated ones where its reviewers' verdicts
+    moved them (`contracts.learned.thresholds`), else the settings'."""
+    review, block = safety_thresholds_current(organisation).get(kind, settings.SAFETY_POLICIES[kind])
+    return kind_policy(kind, review, block)
 
 
 def gate_scale(kind: str) -> dict[str, dict[str, Any]]:
@@ -130,7 +133,7 @@ def gate_decide(
     review_threshold = settings.SAFETY_REVIEW_THRESHOLD
     block_threshold = settings.SAFETY_BLOCK_THRESHOLD
     outgoing = kind == "outgoing"
-    policy = gate_policy(kind)
+    policy = gate_policy(kind, organisation)
     judged = legal_function_masked(text) if policy.legal_function else text  # same length: spans keep meaning
     assessment = safety_score(judged)
     try:

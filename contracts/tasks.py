@@ -104,3 +104,14 @@ def idempotency_records_expire_task() -> int:
     if deleted:
         logger.info("deleted %d expired idempotency record(s)", deleted)
     return deleted
+
+
+@shared_task(acks_late=True)
+def organisations_retrain_task() -> dict[str, list[str]]:
+    """Periodic (DOCGATE_RETRAIN_INTERVAL_S, off by default): retrain organisations with new reviewer examples."""
+    from contracts.learned.retrain import organisations_retrain  # heavy: scikit-learn, only when retraining
+
+    done = organisations_retrain()
+    if done:
+        logger.info("retrained: %s", done)
+    return done
