@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.db import models
 
 from contracts.hotline.departments_admin import seed_ticket_departments
+from contracts.learned.admin import organisations_retrain_now, reviewer_example_counts
 from contracts.models import (
     ApiKey,
     AuditEvent,
@@ -25,8 +26,12 @@ from contracts.models import (
 
 @admin.register(Organisation)
 class OrganisationAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "created_at"]
-    actions = [seed_ticket_departments]
+    list_display = ["name", "slug", "created_at", "reviewer_examples"]
+    actions = [seed_ticket_departments, organisations_retrain_now]
+
+    @admin.display(description="reviewer examples")
+    def reviewer_examples(self, organisation: Organisation) -> str:
+        return reviewer_example_counts(organisation)
 
 
 admin.site.register(Membership)

@@ -123,3 +123,20 @@ def model_rollback(*, organisation: Organisation, name: str, user: Any = None) -
         )
         active.refresh_from_db()
     return active
+
+
+def version_row(row: LearnedModelVersion) -> dict[str, Any]:
+    """A version as the command, the admin and the API list it."""
+    metrics = row.metrics or {}
+    return {
+        "name": row.name,
+        "version": row.version,
+        "state": row.state,
+        "replaced": row.replaced or None,
+        "reason": row.reason,
+        "created_at": row.created_at.isoformat(),
+        "slice": metrics.get("slice"),
+        "current": metrics.get("current"),
+        "candidate": metrics.get("candidate"),
+        "trained_on": row.trained_on,
+    }

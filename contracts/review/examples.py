@@ -39,21 +39,22 @@ def _finding_drafts(finding: Mapping[str, Any], decision: FindingDecision) -> li
     previous = _text(finding.get("label"))
     label = "" if decision.decision == ReviewDecision.REJECT else _text(corrected.get("label", previous))
     detail = {"finding": dict(finding), "corrected": corrected or None, "note": decision.note}
-    common = {"finding_id": finding_id, "finding_kind": kind, "detail": detail}
+
+    def draft(example_kind: str, verdict: str, new: str, old: str) -> ExampleDraft:
+        return ExampleDraft(example_kind, verdict, new, old, finding_id, kind, detail)
+
     if kind == "ticket_category":
-        drafts = [ExampleDraft(ExampleKind.TICKET_CATEGORY, decision.decision, label, previous, **common)]
+        drafts = [draft(ExampleKind.TICKET_CATEGORY, decision.decision, label, previous)]
         department = _text(finding.get("department"))
         if decision.decision != ReviewDecision.REJECT:
             new_department = _text(corrected.get("department", department))
-            drafts.append(
-                ExampleDraft(ExampleKind.TICKET_DEPARTMENT, decision.decision, new_department, department, **common)
-            )
+            drafts.append(draft(ExampleKind.TICKET_DEPARTMENT, decision.decision, new_department, department))
         return drafts
     if kind == "clause" and decision.decision == ReviewDecision.REJECT:
-        return [ExampleDraft(ExampleKind.CLAUSE_REMOVED, "removed", "", previous, **common)]
+        return [draft(ExampleKind.CLAUSE_REMOVED, "removed", "", previous)]
     if kind == "clause" and label != previous:
-        return [ExampleDraft(ExampleKind.CLAUSE_ADDED, "added", label, previous, **common)]
-    return [ExampleDraft(ExampleKind.FINDING, decision.decision, label, previous, **common)]
+        return [draft(ExampleKind.CLAUSE_ADDED, "added", label, previous)]
+    return [draft(ExampleKind.FINDING, decision.decision, label, previous)]
 
 
 def reviewer_example_drafts(

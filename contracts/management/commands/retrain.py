@@ -8,25 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from contracts.learned.versions import ModelVersionError, model_rollback
+from contracts.learned.versions import ModelVersionError, model_rollback, version_row
 from contracts.models import LearnedModelVersion, Organisation
-
-
-def version_row(row: LearnedModelVersion) -> dict[str, Any]:
-    """A version as the command, the admin and the API list it."""
-    metrics = row.metrics or {}
-    return {
-        "name": row.name,
-        "version": row.version,
-        "state": row.state,
-        "replaced": row.replaced or None,
-        "reason": row.reason,
-        "created_at": row.created_at.isoformat(),
-        "slice": metrics.get("slice"),
-        "current": metrics.get("current"),
-        "candidate": metrics.get("candidate"),
-        "trained_on": row.trained_on,
-    }
 
 
 class Command(BaseCommand):
@@ -45,8 +28,8 @@ class Command(BaseCommand):
         if org is None:
             raise CommandError(f"No organisation with slug {organisation!r}.")
         if list:
-            rows = LearnedModelVersion.objects.filter(organisation=org)
-            self.stdout.write(json.dumps([version_row(row) for row in rows], ensure_ascii=False, indent=2))
+            listed = LearnedModelVersion.objects.filter(organisation=org)
+            self.stdout.write(json.dumps([version_row(row) for row in listed], ensure_ascii=False, indent=2))
             return
         if rollback:
             try:
