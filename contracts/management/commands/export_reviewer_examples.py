@@ -3,7 +3,6 @@ decisions as labelled JSONL; personal data masked unless --user names a member w
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -35,12 +34,15 @@ class Command(BaseCommand):
         sees = exporter is not None and role_sees_personal_data(reviewer_role(user=exporter, organisation=org))
         lines = reviewer_examples_jsonl(organisation=org, sees_personal_data=sees, kinds=kinds)
         count = 0
-        handle = open(out, "w", encoding="utf-8") if out else sys.stdout  # noqa: SIM115
+        handle = open(out, "w", encoding="utf-8") if out else None  # noqa: SIM115
         try:
             for line in lines:
-                handle.write(line)
+                if handle is not None:
+                    handle.write(line)
+                else:
+                    self.stdout.write(line, ending="")
                 count += 1
         finally:
-            if out:
+            if handle is not None:
                 handle.close()
         self.stderr.write(f"{count} examples ({'personal data in full' if sees else 'personal data masked'})")
