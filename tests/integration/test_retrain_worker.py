@@ -156,8 +156,9 @@ def test_reviewers_corrections_retrain_routing_and_only_a_better_model_is_activa
     assert worse.state == ModelState.REJECTED
     assert model_current_version("acme", "tickets") == retrained.version
     audit = AuditEvent.objects.get(action="model.rejected", object_id=str(worse.pk))
-    print("shuffled labels:", audit.after["reason"])
-    assert audit.after["reason"].startswith("not activated:") and audit.after["candidate"] < audit.after["current"]
+    after = audit.after or {}
+    print("shuffled labels:", after["reason"])
+    assert after["reason"].startswith("not activated:") and after["candidate"] < after["current"]
 
     # One rollback puts the first model back: its predictions, probabilities included, are the same as before.
     call_command("retrain", organisation="acme", rollback="tickets", stdout=io.StringIO())
