@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from contracts.gate import gate_policy
+from contracts.learned.retrain import organisations_retrain
 from contracts.learned.store import model_current_version
 from contracts.models import Document, Job, JobState, LearnedModelVersion, Result, ReviewerExample, ReviewTask
 from contracts.review.models import ModelState
@@ -131,3 +132,4 @@ def test_safety_review_threshold_moves_past_the_holds_reviewers_overruled(
     review_after = gate_policy("contract", "acme").review
     assert max(OVERRULED_RISKS) < review_after < min(UPHELD_RISKS) and review_before == 0.95
     assert gate_policy("contract", "globex").review == review_before  # Acme's verdicts move Acme's gate only
+    assert organisations_retrain() == {}  # beat's pass: no organisation has examples newer than its last version

@@ -171,3 +171,15 @@ def test_queue_puts_the_least_sure_first_within_a_priority(actors: Any) -> None:
     assert rows[1]["uncertainty"] == 0.95
     portal = rita.get("/review/")  # the portal's queue orders the same way
     assert [str(t.pk) for t in portal.context["tasks"]] == [str(t.pk) for t in (held, unsure, middling, sure)]
+
+
+def test_admin_counts_examples_per_kind_and_lists_model_versions(actors: Any) -> None:
+    _reviewed(actors)
+    operator = get_user_model().objects.create_superuser("op", password="op-password-1")
+    client = APIClient()
+    client.force_login(operator)
+    organisations = client.get("/admin/contracts/organisation/").content.decode()
+    assert "ticket_category: 1" in organisations and "gate: 1" in organisations
+    examples = client.get("/admin/contracts/reviewerexample/").content.decode()
+    assert "finding: 2" in examples
+    assert client.get("/admin/contracts/learnedmodelversion/").status_code == 200
