@@ -104,11 +104,11 @@ def gate_policy(kind: Kind, organisation: str | None = None) -> GatePolicy:
     return kind_policy(kind, review, block)
 
 
-def gate_scale(kind: str) -> dict[str, dict[str, Any]]:
+def gate_scale(kind: str, organisation: str | None = None) -> dict[str, dict[str, Any]]:
     """What each layer's risk (0 to 1) is read against for a document kind, for people reading a decision: the
     lexicon and the LLM at the generic thresholds, the learned model at the kind's own; whether the model blocks
     only with the lexicon's agreement, and whether the LLM may block at all."""
-    policy = gate_policy(cast(Kind, kind)) if kind in settings.SAFETY_POLICIES else None
+    policy = gate_policy(cast(Kind, kind), organisation) if kind in settings.SAFETY_POLICIES else None
     generic = {"review": settings.SAFETY_REVIEW_THRESHOLD, "block": settings.SAFETY_BLOCK_THRESHOLD}
     model = {"review": policy.review, "block": policy.block} if policy is not None else dict(generic)
     return {
