@@ -171,6 +171,7 @@ def test_queue_puts_the_least_sure_first_within_a_priority(actors: Any) -> None:
     assert rows[1]["uncertainty"] == 0.95
     portal = rita.get("/review/")  # the portal's queue orders the same way
     assert [str(t.pk) for t in portal.context["tasks"]] == [str(t.pk) for t in (held, unsure, middling, sure)]
+    assert '<td data-testid="task-doubt">95%</td>' in portal.content.decode()
 
 
 def test_admin_counts_examples_per_kind_and_lists_model_versions(actors: Any) -> None:
