@@ -1,6 +1,7 @@
 """DocGate's domain: organisations, API keys, documents, jobs, versioned results and the audit log (webhooks in
 `contracts.webhooks.models`, invitations in `contracts.tenancy.models`, repeat cases in `contracts.hotline.models`,
-ticket deadlines in `contracts.hotline.deadlines.models`, re-exported here)."""
+ticket deadlines in `contracts.hotline.deadlines.models`, reviewer examples and learned model versions in
+`contracts.review.models`, re-exported here)."""
 
 from __future__ import annotations
 
