@@ -7,12 +7,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from django.conf import settings
-
 from contracts.learned.clauses import NAME, clause_model_current
 from contracts.learned.slice import Labelled, slice_split
 from contracts.learned.store import model_save
-from contracts.learned.versions import failed_version, model_version_failed, model_version_judge
+from contracts.learned.versions import failed_version, model_version_failed, model_version_slice_judge
 from contracts.models import Document, LearnedModelVersion, Organisation, Result, ReviewerExample
 from contracts.review.models import ExampleKind
 from rules.clauses import PRESENT, clause_presence
@@ -25,7 +23,6 @@ from rules.clauses.heading_model import (
     train_clause_model,
 )
 from rules.clauses.structure import fold
-from rules.evaluation.activation import Verdict, activation_verdict
 from rules.evaluation.common import LabelCounts, per_label_report
 from rules.normalize import normalize
 
@@ -123,27 +120,16 @@ def clauses_retrain(organisation: Organisation, *, user: Any = None) -> LearnedM
     held = [Labelled(item.key, normalize(reviewed[item.key].document.text).text, STRATUM) for item in split.held]
     gold = {item.key: _reviewed_clauses(reviewed[item.key]) for item in held}
     current = clause_model_current(organisation.slug)
-    reports = {
-        "current": clause_slice_report(current, held, gold),
-        "candidate": clause_slice_report(candidate, held, gold),
-    }
-    verdict = activation_verdict(
-        reports["current"], reports["candidate"], class_margin=settings.DOCGATE_RETRAIN_CLASS_MARGIN
-    )
-    if not held:
-        verdict = Verdict(False, "not activated: no held-back reviewed contract to judge it on", "macro_f1", None, 0.0)
-    metrics = {
-        "primary": "macro_f1",
-        "current_version": current.version if current else "rules",
-        **reports,
-        "slice": split.statement(),
-    }
-    return model_version_judge(
+    return model_version_slice_judge(
         organisation=organisation,
         name=NAME,
         version=candidate.version,
-        verdict=verdict,
-        metrics=metrics,
+        reports={
+            "current": clause_slice_report(current, held, gold),
+            "candidate": clause_slice_report(candidate, held, gold),
+        },
+        slice_statement=split.statement(),
+        current_version=current.version if current is not None else "rules",
         trained_on={**trained_on, "examples": candidate.metadata.get("examples")},
         user=user,
     )

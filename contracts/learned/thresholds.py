@@ -13,11 +13,10 @@ from typing import Any
 from django.conf import settings
 
 from contracts.learned.slice import Labelled, slice_split
-from contracts.learned.store import model_current_dir, model_save
-from contracts.learned.versions import model_version_judge
+from contracts.learned.store import model_current_dir, model_current_version, model_save
+from contracts.learned.versions import model_version_slice_judge
 from contracts.models import LearnedModelVersion, Organisation, ReviewerExample
 from contracts.review.models import ExampleKind
-from rules.evaluation.activation import Verdict, activation_verdict
 from rules.evaluation.common import classification_report
 from rules.safety_thresholds import review_threshold_recalibrate
 
@@ -79,12 +78,6 @@ def thresholds_retrain(organisation: Organisation, *, user: Any = None) -> Learn
         judged = [(risk, item.label == "upheld") for item, k, risk in holds if k == kind and item.key not in held_keys]
         candidate[kind] = (review_threshold_recalibrate(review, judged, block=block), block)
     slice_holds = [hold for hold in holds if hold[0].key in held_keys]
-    reports = {"current": holds_report(current, slice_holds), "candidate": holds_report(candidate, slice_holds)}
-    verdict = activation_verdict(
-        reports["current"], reports["candidate"], class_margin=settings.DOCGATE_RETRAIN_CLASS_MARGIN
-    )
-    if not slice_holds:
-        verdict = Verdict(False, "not activated: no held-back reviewed hold to judge it on", "macro_f1", None, 0.0)
     version = f"thresholds-{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}"
 
     def save(directory: Path) -> Path:
@@ -94,18 +87,14 @@ def thresholds_retrain(organisation: Organisation, *, user: Any = None) -> Learn
         return directory
 
     model_save(organisation.slug, NAME, version, save)
-    metrics = {
-        "primary": "macro_f1",
-        "thresholds": {"current": current, "candidate": candidate},
-        **reports,
-        "slice": split.statement(),
-    }
-    return model_version_judge(
+    return model_version_slice_judge(
         organisation=organisation,
         name=NAME,
         version=version,
-        verdict=verdict,
-        metrics=metrics,
+        reports={"current": holds_report(current, slice_holds), "candidate": holds_report(candidate, slice_holds)},
+        slice_statement=split.statement(),
+        current_version=model_current_version(organisation.slug, NAME) or "settings",
         trained_on={"holds": len(holds) - len(slice_holds)},
         user=user,
+        thresholds={"current": current, "candidate": candidate},
     )

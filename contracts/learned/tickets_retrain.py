@@ -10,16 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from django.conf import settings
-
 from contracts.hotline.departments import department_table
 from contracts.learned.slice import Labelled, SliceSplit, slice_split
 from contracts.learned.store import model_root, model_save
 from contracts.learned.tickets import NAME, classifier_current
-from contracts.learned.versions import failed_version, model_version_failed, model_version_judge
+from contracts.learned.versions import failed_version, model_version_failed, model_version_slice_judge
 from contracts.models import LearnedModelVersion, Organisation, ReviewDecision, ReviewerExample
 from contracts.review.models import ExampleKind
-from rules.evaluation.activation import Verdict, activation_verdict
 from rules.evaluation.common import classification_report, jsonl_rows
 from rules.normalize import normalize
 from rules.tickets.combine import classify_tickets
@@ -107,27 +104,16 @@ def ticket_candidate_judge(
     model_save(organisation.slug, NAME, candidate.version, candidate.save)
     current = classifier_current(organisation.slug)
     held = training.split.held
-    reports = {
-        "current": ticket_slice_report(organisation, current, held),
-        "candidate": ticket_slice_report(organisation, candidate, held),
-    }
-    verdict = activation_verdict(
-        reports["current"], reports["candidate"], class_margin=settings.DOCGATE_RETRAIN_CLASS_MARGIN
-    )
-    if not held:
-        verdict = Verdict(False, "not activated: no held-back reviewed ticket to judge it on", "macro_f1", None, 0.0)
-    metrics = {
-        "primary": "macro_f1",
-        "current_version": current.version if current is not None else "rules",
-        **reports,
-        "slice": training.split.statement(),
-    }
-    return model_version_judge(
+    return model_version_slice_judge(
         organisation=organisation,
         name=NAME,
         version=candidate.version,
-        verdict=verdict,
-        metrics=metrics,
+        reports={
+            "current": ticket_slice_report(organisation, current, held),
+            "candidate": ticket_slice_report(organisation, candidate, held),
+        },
+        slice_statement=training.split.statement(),
+        current_version=current.version if current is not None else "rules",
         trained_on=training.statement(),
         user=user,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -14,7 +15,9 @@ from contracts.learned.store import model_current_set, model_current_version
 from contracts.models import LearnedModelVersion, Organisation
 from contracts.refusals import Refused
 from contracts.review.models import ModelState
-from rules.evaluation.activation import Verdict
+from rules.evaluation.activation import Verdict, activation_verdict
+
+PRIMARY = "macro_f1"
 
 
 class ModelVersionError(Refused):
@@ -59,6 +62,43 @@ def model_version_judge(
             after={"name": name, "version": version if verdict.activate else current, **verdict.as_dict()},
         )
     return row
+
+
+def model_version_slice_judge(
+    *,
+    organisation: Organisation,
+    name: str,
+    version: str,
+    reports: dict[str, dict[str, Any]],
+    slice_statement: dict[str, Any],
+    current_version: str,
+    trained_on: dict[str, Any],
+    user: Any = None,
+    **extra_metrics: Any,
+) -> LearnedModelVersion:
+    """Judge a saved version by its and the current version's `reports` on the slice (an empty slice judges
+    nothing: not activated), and record it with both reports and the slice statement."""
+    if slice_statement["held_back"]:
+        margin = settings.DOCGATE_RETRAIN_CLASS_MARGIN
+        verdict = activation_verdict(reports["current"], reports["candidate"], primary=PRIMARY, class_margin=margin)
+    else:
+        verdict = Verdict(False, "not activated: nothing reviewed was held back to judge it on", PRIMARY, None, 0.0)
+    metrics = {
+        "primary": PRIMARY,
+        "current_version": current_version,
+        **reports,
+        "slice": slice_statement,
+        **extra_metrics,
+    }
+    return model_version_judge(
+        organisation=organisation,
+        name=name,
+        version=version,
+        verdict=verdict,
+        metrics=metrics,
+        trained_on=trained_on,
+        user=user,
+    )
 
 
 def failed_version(name: str) -> str:
