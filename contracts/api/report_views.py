@@ -8,7 +8,7 @@ import uuid
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -36,6 +36,11 @@ class DocumentReportView(APIView):
     for review and the caller is no reviewer; 503 for a PDF where LibreOffice is missing."""
 
     @extend_schema(
+        operation_id="documents_report",
+        parameters=[
+            OpenApiParameter("document_id", OpenApiTypes.UUID, OpenApiParameter.PATH),
+            OpenApiParameter("file_format", str, OpenApiParameter.PATH, enum=["docx", "pdf"]),
+        ],
         responses={
             (200, DOCX): OpenApiTypes.BINARY,
             (200, "application/pdf"): OpenApiTypes.BINARY,

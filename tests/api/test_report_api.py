@@ -3,16 +3,21 @@ belongs to Globex and must get nothing of Acme's; the gates decide who may have 
 
 from __future__ import annotations
 
+import ctypes
 import io
+from pathlib import Path
 from typing import Any
 
 import docx
 import pypdfium2
+import pypdfium2.raw as pdfium
 import pytest
+from PIL import Image
 from rest_framework.test import APIClient
 
 from contracts.intake.errors import ExtractionLimits
 from contracts.intake.extraction import docx_text
+from contracts.intake.office import office_pdf
 from contracts.intake.sandbox import converter_status
 from contracts.intake.submission import Submission, document_submit
 from contracts.models import Document, Result
@@ -182,3 +187,63 @@ def test_the_pdf_is_refused_with_503_where_libreoffice_is_missing(actors: Any, m
         converter_status.cache_clear()
     assert answer.status_code == 503 and answer.json()["error"]["code"] == "converter_missing"
     assert "libreoffice" in answer.json()["error"]["message"]
+
+
+def page_notes(page: pypdfium2.PdfPage) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """The text and rectangle (left, bottom, right, top) of each text annotation (a comment) on a PDF page."""
+    notes = []
+    for index in range(pdfium.FPDFPage_GetAnnotCount(page.raw)):
+        annotation = pdfium.FPDFPage_GetAnnot(page.raw, index)
+        try:
+            if pdfium.FPDFAnnot_GetSubtype(annotation) != pdfium.FPDF_ANNOT_TEXT:
+                continue
+            size = pdfium.FPDFAnnot_GetStringValue(annotation, b"Contents", None, 0)
+            buffer = ctypes.create_string_buffer(size)
+            pdfium.FPDFAnnot_GetStringValue(
+                annotation, b"Contents", ctypes.cast(buffer, ctypes.POINTER(pdfium.FPDF_WCHAR)), size
+            )
+            rect = pdfium.FS_RECTF()
+            pdfium.FPDFAnnot_GetRect(annotation, rect)
+            notes.append((buffer.raw[: size - 2].decode("utf-16-le"), (rect.left, rect.bottom, rect.right, rect.top)))
+        finally:
+            pdfium.FPDFPage_CloseAnnot(annotation)
+    return notes
+
+
+def test_the_exported_docx_opens_in_libreoffice_and_a_page_shows_its_comment(actors: Any, tmp_path: Path) -> None:
+    """LibreOffice reads the report and prints it to PDF with its comments (in the margin where it can, and as
+    notes at their anchors); the contract's page is rendered to PNG and its risk comment is found on it."""
+    program_path("soffice", "libreoffice-writer-nogui")
+    document = submitted(actors)
+    report = session(actors.rita).get(report_url(document)).content
+    pdf = pypdfium2.PdfDocument(office_pdf(report, timeout_s=120, comments=True))
+    risk = next(f for f in document.latest_result().data["findings"] if f["kind"] == "risk")  # type: ignore[union-attr]
+    try:
+        assert "需要决定的事项" in pdf[0].get_textpage().get_text_range()  # the summary page
+        for page in list(pdf)[1:]:  # the contract's pages (the summary quotes the risk too)
+            text, notes = page.get_textpage().get_text_range(), page_notes(page)
+            found = [rect for note, rect in notes if risk["message"] in note] or (
+                [(0.0, 0.0, page.get_width(), page.get_height())] if risk["message"] in text else []
+            )
+            if found:
+                break
+        else:
+            raise AssertionError("the risk comment is on no page of the PDF")
+        assert "第三条 违约责任" in text  # the page of the contract the comment belongs to
+        scale = 2
+        page.render(scale=scale).to_pil().save(tmp_path / "page.png")
+        height = page.get_height()
+    finally:
+        pdf.close()
+    assert Image.open(tmp_path / "page.png").format == "PNG"
+    image = Image.open(tmp_path / "page.png").convert("L")
+    left, _, right, top = found[0]
+    # LibreOffice gives a note a point-wide rectangle at its anchor and draws its icon (about 20 pt) from there.
+    box = (
+        int(left * scale),
+        int((height - top) * scale),
+        int((max(right, left + 20)) * scale),
+        int((height - top + 20) * scale),
+    )
+    darkest = min(image.crop(box).getdata())
+    assert darkest < 128  # the comment is drawn where it is anchored, not blank paper
