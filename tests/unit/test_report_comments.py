@@ -19,9 +19,11 @@ LIMITS = ExtractionLimits(max_unzipped_bytes=10**8, max_pdf_pages=100, max_text_
 
 
 def formatted_contract() -> bytes:
-    """A contract as Word writes one: headings in bold runs, a sentence split over three runs, a tab, a table."""
+    """A contract as Word writes one: headings in bold runs, a sentence split over three runs, a tab, a table, and
+    empty paragraphs (between articles and at the end)."""
     document = docx.Document()
     document.add_paragraph("买卖合同")
+    document.add_paragraph()
     paragraph = document.add_paragraph()
     paragraph.add_run("第一条 定金。").bold = True
     paragraph.add_run("买方应于签订之日起")
@@ -33,6 +35,7 @@ def formatted_contract() -> bytes:
     table = document.add_table(rows=1, cols=2)
     table.cell(0, 0).text = "卖方：某某贸易有限公司"
     table.cell(0, 1).text = "买方：某某科技有限公司"
+    document.add_paragraph()
     return docx_bytes(document)
 
 

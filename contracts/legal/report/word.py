@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
@@ -47,9 +47,11 @@ class Piece:
 def text_pieces(root: Any) -> tuple[list[Piece], str]:
     """The pieces of a Word body in reading order, and the text they make, as intake reads it."""
     pieces: list[Piece] = []
+    paragraphs: list[str] = []
     offset = 0
-    for index, paragraph in enumerate(root.iter(W_P)):
-        offset += 1 if index else 0  # the newline that joins paragraphs
+    for paragraph in root.iter(W_P):
+        offset += 1 if paragraphs else 0  # the newline that joins paragraphs
+        parts: list[str] = []
         for node in paragraph.iter():
             if node.tag == W_T and node.text:
                 piece = Piece(offset, node, node.text)
@@ -60,17 +62,10 @@ def text_pieces(root: Any) -> tuple[list[Piece], str]:
             else:
                 continue
             pieces.append(piece)
+            parts.append(piece.text)
             offset = piece.end
-    text = "".join(_joined(pieces))
-    return pieces, text
-
-
-def _joined(pieces: Sequence[Piece]) -> Iterator[str]:
-    position = 0
-    for piece in pieces:
-        yield "\n" * (piece.start - position)
-        yield piece.text
-        position = piece.end
+        paragraphs.append("".join(parts))
+    return pieces, "\n".join(paragraphs)
 
 
 def _preserve(node: Any, text: str) -> None:
