@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from contracts.intake.submission import Submission, document_submit
 from contracts.models import Document, Result
 from contracts.pipeline import job_run
 from tests.conftest import program_path
+from tests.shared_data import shared_file
 from tests.word_comments import comment_anchors
 
 pytestmark = pytest.mark.django_db
@@ -245,5 +247,33 @@ def test_the_exported_docx_opens_in_libreoffice_and_a_page_shows_its_comment(act
         int((max(right, left + 20)) * scale),
         int((height - top + 20) * scale),
     )
-    darkest = min(image.crop(box).getdata())
-    assert darkest < 128  # the comment is drawn where it is anchored, not blank paper
+    darkest, _ = image.crop(box).getextrema()
+    assert isinstance(darkest, int) and darkest < 128  # the comment is drawn where it is anchored, not blank paper
+
+
+def test_public_contracts_written_as_docx_get_every_comment_at_its_findings_words(actors: Any) -> None:
+    """Four public contracts of growing length, each line split over a bold and a plain run as Word would leave it:
+    the report is a copy of each file, and every comment's range holds its finding's words."""
+    rows = sorted(
+        (json.loads(line) for line in shared_file("contracts/public.jsonl").open()), key=lambda r: len(r["text"])
+    )
+    for row in rows[:: max(1, len(rows) // 4)][:4]:
+        document = docx.Document()
+        for line in row["text"].split("\n"):
+            paragraph = document.add_paragraph()
+            paragraph.add_run(line[: len(line) // 2]).bold = True
+            paragraph.add_run(line[len(line) // 2 :])
+        data = io.BytesIO()
+        document.save(data)
+        submission = Submission(
+            kind="contract", source="api", data=data.getvalue(), original_name="c.docx", title=row["id"]
+        )
+        outcome = document_submit(organisation=actors.acme, submission=submission)
+        job_run(outcome.job.pk, "report-test")
+        outcome.document.refresh_from_db()
+        answer = session(actors.rita).get(report_url(outcome.document))
+        word = docx.Document(io.BytesIO(answer.content))
+        assert any(run.bold for p in word.paragraphs[-3:] for run in p.runs)  # the file's own runs: a copy
+        findings = outcome.document.latest_result().data["findings"]  # type: ignore[union-attr]
+        anchors = sorted(anchor for _, anchor in comment_anchors(word).values())
+        assert anchors and anchors == expected_anchors(findings, outcome.document.text)
