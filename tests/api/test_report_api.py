@@ -21,6 +21,8 @@ from contracts.intake.extraction import docx_text
 from contracts.intake.office import office_pdf
 from contracts.intake.sandbox import converter_status
 from contracts.intake.submission import Submission, document_submit
+from contracts.legal.report.summary import report_summary, summary_docx
+from contracts.legal.report.word import docx_bytes as word_bytes
 from contracts.models import Document, Result
 from contracts.pipeline import job_run
 from tests.conftest import program_path
@@ -277,3 +279,27 @@ def test_public_contracts_written_as_docx_get_every_comment_at_its_findings_word
         findings = outcome.document.latest_result().data["findings"]  # type: ignore[union-attr]
         anchors = sorted(anchor for _, anchor in comment_anchors(word).values())
         assert anchors and anchors == expected_anchors(findings, outcome.document.text)
+
+
+def test_the_summary_of_a_contract_with_many_long_points_still_fits_one_page() -> None:
+    program_path("soffice", "libreoffice-writer-nogui")
+    findings: list[dict[str, Any]] = [
+        {
+            "kind": "risk",
+            "severity": "warning",
+            "message": f"违约金约为合同总价的百分之{n}，明显高于可能造成的损失，对方可请求人民法院予以适当减少，"
+            "并应当就实际损失承担举证责任",
+            "basis": "民法典第585条",
+        }
+        for n in range(30, 60)
+    ]
+    findings += [{"kind": "clause", "label": label, "status": "blank"} for label in ("争议解决", "合同期限", "验收")]
+    summary = report_summary(
+        findings, title="合同审查报告：某某有限公司与某某有限公司技术开发合同", facts=["结果版本 v1。"]
+    )
+    pdf = pypdfium2.PdfDocument(office_pdf(word_bytes(summary_docx(summary)), timeout_s=120))
+    pages, text = len(pdf), pdf[0].get_textpage().get_text_range()
+    pdf.close()
+    assert (
+        pages == 1 and f"另有 {summary.more_decisions} 项" in text and summary.more_decisions == 30 + 3 + 3 - 10
+    )  # risks, blank, missing

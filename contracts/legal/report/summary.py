@@ -16,8 +16,10 @@ from contracts.legal.desk import KEY_CONTRACT_CLAUSES
 from contracts.legal.report.comments import COMMENT_TEXT, generic_comment, risk_comment
 from rules.clauses import BLANK, NEGATED, REFERENCED, STIPULATED
 
-# A page holds about this many decision lines; the rest are counted, and each is a comment in the report.
-MAX_DECISIONS = 14
+# A page holds this many decision lines of this many characters (two lines of print each, at most); the rest are
+# counted or cut short, and each is a comment in full in the report.
+MAX_DECISIONS = 10
+MAX_DECISION_CHARS = 90
 # The kinds the summary sorts into its own sections; any other kind with a message is a point to decide.
 SUMMARISED_KINDS = frozenset({"clause", "risk", "entity", "term"})
 # Playbook grades that need nobody's decision.
@@ -66,7 +68,8 @@ def report_summary(findings: Iterable[Any], *, title: str, facts: list[str]) -> 
     decisions += [f"未发现｜{label}：决定是否要求对方补充" for label in missing]
     decisions += [f"排除表述｜{label}：确认是否接受" for label in _labels(usable, NEGATED)]
     decisions += [f"仅引用｜{label}：核对所引文件" for label in _labels(usable, REFERENCED)]
-    shown = decisions[:MAX_DECISIONS]
+    shown = [line if len(line) <= MAX_DECISION_CHARS else f"{line[: MAX_DECISION_CHARS - 1]}…" for line in decisions]
+    shown = shown[:MAX_DECISIONS]
     return ReportSummary(title, facts, shown, found, len(decisions) - len(shown))
 
 
