@@ -18,7 +18,7 @@ from django.utils.translation import gettext_noop
 
 from contracts.intake.archives import archive_members, archive_open, xml_prolog_check
 from contracts.intake.errors import ExtractionError, ExtractionLimits
-from contracts.intake.sandbox import converter_require, run_converter, workspace
+from contracts.intake.sandbox import ConverterMissing, converter_require, converter_status, run_converter, workspace
 
 OLE2 = "application/x-ole-storage"  # .doc and Kingsoft .wps (and other OLE2 files, which LibreOffice refuses)
 RTF = "application/rtf"
@@ -125,7 +125,12 @@ def office_pdf(docx_data: bytes, *, timeout_s: float, comments: bool = False) ->
     """Convert a .docx that DocGate wrote to PDF with LibreOffice (the same confined door as uploads). With
     `comments`, its Word comments go into the PDF: in the margin where LibreOffice can print them there
     (ExportNotesInMargin; LibreOffice 7.4 has no such option and ignores it), and as PDF text annotations."""
-    converter_require("office", _("A PDF of the report"))
+    state = converter_status("office")
+    if not state.available:
+        raise ConverterMissing(
+            "converter_missing",
+            _("A PDF cannot be made on this server (%(detail)s); the .docx report can.") % {"detail": state.detail},
+        )
     options = {"ExportNotes": comments, "ExportNotesInMargin": comments}
     filter_data = json.dumps({name: {"type": "boolean", "value": str(v).lower()} for name, v in options.items()})
     with workspace() as folder:

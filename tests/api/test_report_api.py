@@ -165,8 +165,9 @@ def test_a_contract_the_input_gate_blocked_has_no_report(actors: Any) -> None:
     document = submitted(actors)
     gate = document.latest_result().data["gate"]  # type: ignore[union-attr]
     result_changed(document, gate={**gate, "decision": "block"})
-    answer = session(actors.rita).get(report_url(document, "pdf"))
+    answer = session(actors.rita).get(report_url(document, "pdf"), HTTP_ACCEPT_LANGUAGE="zh-Hans")
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "report_withheld"
+    assert answer.json()["error"]["message"].startswith("安全闸门拦截了这份报告")
 
 
 def test_the_summary_pdf_is_one_page_made_by_libreoffice(actors: Any) -> None:
