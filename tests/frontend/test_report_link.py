@@ -51,4 +51,4 @@ def test_a_withheld_report_goes_back_to_the_result_page_with_the_reason(client: 
     )
     answer = signed_in(client, actors.rita).get(f"/documents/{document.pk}/report.docx", follow=True)
     assert answer.redirect_chain[-1][0] == f"/documents/{document.pk}/"
-    assert "The safety gate blocks this report" in answer.content.decode()
+    assert "安全闸门拦截了这份报告" in answer.content.decode()  # the portal speaks Chinese by default
