@@ -1,0 +1,45 @@
+"""Sentences of a contract (split at 。；; and line breaks) and the blank-aware term builder every detector uses."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rules.contract_terms.blanks import blank_values, find_blanks
+from rules.contract_terms.model import AGREED, BLANK, KeyTerm, TermValue
+
+_SENTENCE_END_RE = re.compile(r"[。；;\n]")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence: its span in the contract and its text."""
+
+    start: int
+    end: int
+    text: str
+
+    def term(self, kind: str, value: TermValue, span: tuple[int, int], confidence: float, rule_id: str) -> KeyTerm:
+        """An agreed term found in this sentence at span (offsets of the contract)."""
+        start, end = span
+        return KeyTerm(kind, value, start, end, self.text, confidence, rule_id, AGREED)
+
+    def blank_term(self, kind: str, rule_id: str, *, with_unit: bool = True) -> KeyTerm | None:
+        """A blank term where the sentence leaves its value empty (月租金为　　元, 前＿天), else None."""
+        spans = blank_values(self.text) if with_unit else find_blanks(self.text)
+        if not spans:
+            return None
+        start, end = spans[0]
+        return KeyTerm(kind, None, self.start + start, self.start + end, self.text, 0.85, rule_id, BLANK)
+
+
+def sentences(text: str) -> Iterator[Sentence]:
+    """The non-empty sentences of text with their spans."""
+    start = 0
+    for match in _SENTENCE_END_RE.finditer(text):
+        if match.start() > start and text[start : match.start()].strip():
+            yield Sentence(start, match.start(), text[start : match.start()])
+        start = match.end()
+    if text[start:].strip():
+        yield Sentence(start, len(text), text[start:])
