@@ -18,7 +18,7 @@ _UNIT_ALTERNATION = "|".join(sorted(_UNITS, key=len, reverse=True))
 _CN = "一二三四五六七八九十百两零〇"
 # Not after a month (3月1日), a digit, 第 (第三年 is an ordinal) or 每 (每月).
 _DURATION_RE = re.compile(
-    rf"(?<![月0-9.第每周])(?P<n>[0-9]{{1,3}}(?:\.[0-9]+)?|[{_CN}]{{1,4}}|半)\s?(?P<unit>{_UNIT_ALTERNATION})"
+    rf"(?<![月0-9.第每周])(?P<n>[0-9]{{1,3}}(?:\.[0-9]+)?|[{_CN}]{{1,4}}|半)\s?(?:[（(][0-9]{{1,3}}[）)])?\s?(?P<unit>{_UNIT_ALTERNATION})"
     rf"(?P<half>半)?(?![0-9])"
 )
 # After a year count, these say it is a calendar year (96年3月, 96年度), not a length of time.

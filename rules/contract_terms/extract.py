@@ -16,7 +16,7 @@ from rules.contract_terms.money_terms import (
 )
 from rules.contract_terms.parties import find_parties
 from rules.contract_terms.periods import date_terms, labour_terms, notice_terms, term_terms
-from rules.contract_terms.sentences import Sentence, sentences
+from rules.contract_terms.sentences import Sentence, half_width_digits, sentences
 
 _DETECTORS: tuple[Callable[[Sentence], list[KeyTerm]], ...] = (
     date_terms,
@@ -35,6 +35,7 @@ _DETECTORS: tuple[Callable[[Sentence], list[KeyTerm]], ...] = (
 
 def key_terms(text: str) -> tuple[KeyTerm, ...]:
     """The parties, then every dated, timed, priced and legal key term of the contract, in text order."""
+    text = half_width_digits(text)
     found: list[KeyTerm] = []
     for sentence in sentences(text):
         for detect in _DETECTORS:

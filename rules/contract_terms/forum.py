@@ -13,7 +13,9 @@ _LAW_RE = re.compile(
 )
 _LAW_CONTEXT_RE = re.compile(r"本合同|本协议|合同的订立|解释|争议|履行")
 _COURT_RE = re.compile(r"(?:向|由|提交|提请|交|在|诉至|诉诸)(?P<name>[^，。；、]{0,20}?(?:人民)?法院)")
-_ARBITRATION_RE = re.compile(r"(?:向|由|提交|提请|交|申请)?(?P<name>[^，。；、向由交]{0,24}?仲裁(?:委员会|院|中心|机构))")
+_ARBITRATION_RE = re.compile(
+    r"(?:向|由|提交|提请|交|申请)?(?P<name>[^，。；、向由交]{0,24}?仲裁(?:委员会|院|中心|机构))"
+)
 _BLANK_RE = re.compile(BLANK_PATTERN)
 
 

@@ -17,16 +17,22 @@ _PERIOD_CUES = (
     (re.compile(r"(?:每月|按月|月(?:利率|息)?)$"), "month"),
     (re.compile(r"(?:每年|按年|年(?:化)?(?:利率|息)?|年化)$"), "year"),
 )
-_PERIOD_WORDS_RE = re.compile(r"(?:每(?:[日天月年])|按[日月年]|[日月年](?:利率|息))")
+# Per-period cues further back in the clause: 每逾期一天, 以天为单位, 每过期一个日历周, 每月.
+_PERIOD_WORDS_RE = re.compile(
+    r"每[^，,。；每]{0,6}?(?:日历周|周|[日天](?!历)|月|年)|按[日天月年]|以天为单位|按天数|[日月年](?:利率|息)"
+)
 _BASE_CUES = (
-    ("unpaid", re.compile(r"未付|欠付|应付未付|逾期(?:付款|支付)?(?:金额|部分|款项|款|之)?|迟延(?:支付|付款)|拖欠|滞纳")),
+    (
+        "unpaid",
+        re.compile(r"未付|欠付|应付未付|逾期(?:付款|支付)?(?:金额|部分|款项|款|之)?|迟延(?:支付|付款)|拖欠|滞纳"),
+    ),
     ("price", re.compile(r"合同(?:总)?(?:价|价款|金额|标的|总额)|总(?:价|价款|金额)|价款|货款|工程款|标的")),
     ("rent", re.compile(r"租金")),
     ("wage", re.compile(r"工资|报酬|薪")),
     ("loan", re.compile(r"借款|贷款|本金")),
     ("undelivered", re.compile(r"未交|逾期交|迟延交|未履行")),
 )
-_CAP_RE = re.compile(r"(?:最高|不(?:得)?超过|上限|累计不超过|以[^。；]{0,8}为限)")
+_CAP_RE = re.compile(r"(?:最高|不(?:得|能|应)?超过|上限|以[^。；]{0,8}为限)")
 
 
 @dataclass(frozen=True)
@@ -82,7 +88,8 @@ def find_rates(text: str, start: int = 0, end: int | None = None) -> list[RateMa
             previous = found[-1]
             found[-1] = RateMatch(previous.start, start + match.end, _with_cap(previous.value, fraction))
             continue
-        period = _period(before) or (_period_words(window[: match.start]) if _near_period(before) else None)
+        clause_start = max(0, match.start - 30, found[-1].end - start if found else 0)
+        period = _period(before) or _period_words(window[clause_start : match.start])
         found.append(RateMatch(start + match.start, start + match.end, Rate(fraction, base, period)))
     return found
 
@@ -91,13 +98,16 @@ def _with_cap(rate: Rate, cap: Decimal) -> Rate:
     return Rate(rate.fraction, rate.base, rate.period, cap)
 
 
-def _near_period(before: str) -> bool:
-    return bool(_PERIOD_WORDS_RE.search(before))
-
-
 def _period_words(before: str) -> str | None:
     words = _PERIOD_WORDS_RE.findall(before)
-    return _period(words[-1]) if words else None
+    if not words:
+        return None
+    word = words[-1]
+    if "周" in word:
+        return "week"
+    if re.search(r"[日天]", word):
+        return "day"
+    return "month" if "月" in word else "year"
 
 
 def parse_rate(text: str) -> Rate | None:

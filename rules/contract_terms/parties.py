@@ -35,7 +35,9 @@ _NOT_ROLE_PREFIX = re.compile(
 _ROLE = r"(?:[甲乙丙丁戊][ \t　]*方|[\u4e00-\u9fff]{1,6}?(?:方|单位|人|者|主))"
 _PAREN = r"[（(][^）)\n]{0,20}[）)]"
 # A definition label: at a line start or after a gap in a two-column block, role, brackets, colon.
-_LABEL_RE = re.compile(rf"(?:^|(?<=[ \t　│|]))(?P<role>{_ROLE})[ \t　]*(?P<paren>(?:{_PAREN}[ \t　]*)*)(?:[：:]|[，,](?=[^\n]*简称))", re.M)
+_LABEL_RE = re.compile(
+    rf"(?:^|(?<=[ \t　│|]))(?P<role>{_ROLE})[ \t　]*(?P<paren>(?:{_PAREN}[ \t　]*)*)(?:[：:]|[，,](?=[^\n]*简称))", re.M
+)
 _ALIAS_RE = re.compile(r"(?:以下简称|以下称|下称|简称)[为：:]?[“\"「『]?(?P<alias>[^）)”\"」』，,。；;．.\s]{1,8})")
 _INLINE_RE = re.compile(
     r"(?P<name>[^\s，,。；;：:、（()）“”]{2,40})[”\"]?[（(](?:以下简称|以下称|下称)[为：:]?[“\"「]?"
@@ -46,7 +48,9 @@ _NOT_A_NAME_RE = re.compile(
     r"^(?:地址|住所|住址|电话|手机|联系|传真|邮编|法定代表人|签字|签章|签名|盖章|公章|章|日期|身份证|证件|开户|账号|"
     r"国籍|以下简称|以下称|甲方|乙方|单位|个人|或|盖|签|关于|贵|本公司|我|该)"
 )
-_NAME_END_RE = re.compile(rf"[，,。；;：:│|]|{BLANK_PATTERN}|[ \t　]{{2,}}|[（(]|(?:电话|手机|地址|住所|联系|法定代表人)")
+_NAME_END_RE = re.compile(
+    rf"[，,。；;：:│|]|{BLANK_PATTERN}|[ \t　]{{2,}}|[（(]|(?:电话|手机|地址|住所|联系|法定代表人)"
+)
 _ORG_SUFFIX_RE = re.compile(r"(?:公司|厂|中心|院|所|局|行|社|店|集团|委员会|部|学校|大学|医院|银行|商场|协会|政府|组)$")
 _CREDIT_CODE_RE = re.compile(r"(?<![0-9A-Z])[0-9A-HJ-NPQRTUWXY]{2}[0-9]{6}[0-9A-HJ-NPQRTUWXY]{10}(?![0-9A-Z])")
 _ID_RE = re.compile(r"(?<![0-9])[1-9][0-9]{16}[0-9Xx](?![0-9])")
@@ -97,14 +101,19 @@ def clean_name(slot: str) -> str | None:
     slot = slot.strip(" \t　")
     slot = _FORM_LABEL_RE.sub("", slot).strip(" \t　")
     end = _NAME_END_RE.search(slot)
-    name = (slot[: end.start()] if end else slot).strip(" \t　“”\"")
+    name = (slot[: end.start()] if end else slot).strip(' \t　“”"')
     rest = slot[end.end() :] if end else ""
-    if end and (end.group() in "：:" or (_BLANK_RE.fullmatch(end.group()) and re.match(r"[ \t　＿_]*[\u4e00-\u9fff]", rest))):
+    if end and (
+        end.group() in "：:" or (_BLANK_RE.fullmatch(end.group()) and re.match(r"[ \t　＿_]*[\u4e00-\u9fff]", rest))
+    ):
         # 合同编号： is the next label, not a name; 中国＿＿公司 is a name still to be written.
         return None
     if len(name) < 2 or is_blank(name) or _NOT_A_NAME_RE.match(name) or _SIGNATURE_RE.search(name):
         return None
-    if re.search(r"[×xX＊*]{2,}|^[0-9０-９]|\{\{|号码$|执照|委托书|应|必须|保证|负责|可以|按|要", name) or len(name) > 30:
+    if (
+        re.search(r"[×xX＊*]{2,}|^[0-9０-９]|\{\{|号码$|执照|委托书|应|必须|保证|负责|可以|按|要", name)
+        or len(name) > 30
+    ):
         return None
     return _glued_role_cut(name)
 

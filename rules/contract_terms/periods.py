@@ -13,7 +13,9 @@ _SIGNING_RE = re.compile(r"签\s*订|签\s*署|签\s*约|签\s*字|订\s*立")
 _EFFECTIVE_RE = re.compile(r"生效|起施行|起执行")
 _EXPIRY_RE = re.compile(r"届满|到期|终止|止")
 _RANGE_RE = re.compile(r"至|到|—|－|-|~|～")
-_TERM_RE = re.compile(r"期限|有效期|租赁期(?!满)|租期(?!满)|合同期(?!满)|聘用期|服务期|承包期|借款期|使用期|许可期|保管期|委托期|聘期")
+_TERM_RE = re.compile(
+    r"期限|有效期|租赁期(?!满)|租期(?!满)|合同期(?!满)|聘用期|服务期|承包期|借款期|使用期|许可期|保管期|委托期|聘期"
+)
 _OTHER_PERIOD_RE = re.compile(r"试用期|竞业|保修期|质保期|保证期间|免租期|装修期")
 _FROM_EVENT_RE = re.compile(r"自[^，。；]{0,12}之日起")
 _RENEWAL_RE = re.compile(r"续签|续约|续租|续订|续期|续聘|自动延续|自动顺延|自动延长")
@@ -90,7 +92,8 @@ def _notice(sentence: Sentence) -> tuple[int, int, Duration] | None:
     for start, end, value in _lengths(sentence, frozenset({"month", "week", "day", "workday"})):
         before = sentence.text[max(0, start - 6) : start]
         if _NOTICE_RE.search(before) and (
-            _NOTICE_AFTER_RE.match(sentence.text[end:]) or re.match(r"[^，。；]{0,2}(?:内|前|以前)", sentence.text[end:])
+            _NOTICE_AFTER_RE.match(sentence.text[end:])
+            or re.match(r"[^，。；]{0,2}(?:内|前|以前)", sentence.text[end:])
         ):
             return start, end, value
     return None
@@ -104,7 +107,10 @@ def notice_terms(sentence: Sentence) -> list[KeyTerm]:
     if notice is not None:
         span = (sentence.start + notice[0], sentence.start + notice[1])
         return [sentence.term("notice_period", notice[2], span, 0.85, "notice.period")]
-    if re.search(r"提前[^，。；]{0,2}[＿_ 　]+\s*(?:个工作日|个月|日|天|周)", sentence.text) and "通知" in sentence.text:
+    if (
+        re.search(r"提前[^，。；]{0,2}[＿_ 　]+\s*(?:个工作日|个月|日|天|周)", sentence.text)
+        and "通知" in sentence.text
+    ):
         blank = sentence.blank_term("notice_period", "notice.blank")
         return [blank] if blank else []
     return []
