@@ -12,7 +12,10 @@ BLANK_PATTERN = (
 _BLANK_RE = re.compile(BLANK_PATTERN)
 # A unit directly after a blank says which kind of value is missing (　　元, ＿天, ＿%).
 _UNIT_AFTER = r"(?:元|万元|美元|%|％|天|日|个?工作日|个?月|年|周|小时|倍)"
-_BLANK_VALUE_RE = re.compile(rf"(?:百分之|千分之|万分之)?{BLANK_PATTERN}\s*{_UNIT_AFTER}")
+# Normalised text keeps one space of a run of spaces or 　: a space between a word and a unit (月租金为 元) is a slot.
+_BLANK_VALUE_RE = re.compile(
+    rf"(?:百分之|千分之|万分之)?(?:{BLANK_PATTERN}|(?<=[\u4e00-\u9fff：:])[ \t　]+)\s*{_UNIT_AFTER}"
+)
 
 
 def find_blanks(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:

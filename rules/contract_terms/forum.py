@@ -8,8 +8,10 @@ from rules.contract_terms.blanks import BLANK_PATTERN
 from rules.contract_terms.model import BLANK, Forum, KeyTerm
 from rules.contract_terms.sentences import Sentence
 
+# 适用／受 choose a law; 依据／按照 only with a named one (依据中华人民共和国法律解释), not 所依据的法律 (any law).
 _LAW_RE = re.compile(
-    r"(?:适用|受|依据|依照|按照|遵守)(?P<law>[^，。；：]{0,16}?)(?:的)?法律(?:法规)?(?:管辖|解释|的规定)?"
+    r"(?:(?:适用|受)(?P<law>[^，。；：]{0,16}?)|(?:依据|依照|按照)(?P<named>[^，。；：的]{0,12}?(?:国|州|省|地区)))"
+    r"(?:的)?法律(?:法规)?(?:管辖|解释|的规定)?"
 )
 _LAW_CONTEXT_RE = re.compile(r"本合同|本协议|合同的订立|解释|争议|履行")
 _COURT_RE = re.compile(r"(?:向|由|提交|提请|交|在|诉至|诉诸)(?P<name>[^，。；、]{0,20}?(?:人民)?法院)")
@@ -25,7 +27,7 @@ def law_terms(sentence: Sentence) -> list[KeyTerm]:
     match = _LAW_RE.search(text)
     if match is None or not _LAW_CONTEXT_RE.search(text) or "法律责任" in text[match.start() : match.end() + 2]:
         return []
-    law = match["law"].strip()
+    law = (match["law"] or match["named"] or "").strip()
     if re.search(r"中华人民共和国|中国|国家", law) or not law:
         value = "PRC law"
     elif _BLANK_RE.search(law):
@@ -54,6 +56,8 @@ def forum_terms(sentence: Sentence) -> list[KeyTerm]:
         match = pattern.search(text)
         if match is None or (kind == "arbitration" and re.search(r"仲裁(?:裁决|结果|费)", match.group())):
             continue
+        if re.search(r"[不没约根按就则]|双方" + ("|仲裁" if kind == "court" else ""), match["name"]):
+            continue  # 不在本合同中约定仲裁机构, 则按被诉国仲裁机构: no body chosen
         start, end = match.span("name")
         span = (sentence.start + start, sentence.start + end)
         if _BLANK_RE.search(match["name"]):

@@ -90,7 +90,10 @@ def find_rates(text: str, start: int = 0, end: int | None = None) -> list[RateMa
             continue
         clause_start = max(0, match.start - 30, found[-1].end - start if found else 0)
         period = _period(before) or _period_words(window[clause_start : match.start])
-        found.append(RateMatch(start + match.start, start + match.end, Rate(fraction, base, period)))
+        # The base named in the rate's own phrase (按合同总价的千分之一) wins over the clause's (每逾期一天).
+        phrase = re.split(r"[，,]", window[: match.start])[-1]
+        rate = Rate(fraction, rate_base(phrase) or base, period)
+        found.append(RateMatch(start + match.start, start + match.end, rate))
     return found
 
 

@@ -73,7 +73,7 @@ def _rate_or_money_terms(sentence: Sentence, kind: str, cue: re.Pattern[str]) ->
         for start, end, value in find_money(text, window_start):
             span = (sentence.start + start, sentence.start + end)
             terms.append(sentence.term(kind, value, span, 0.8, f"{kind}.amount"))
-    if not terms and (blank := sentence.blank_term(kind, f"{kind}.blank")):
+    if not terms and (blank := sentence.blank_term(kind, f"{kind}.blank", units="元%％倍")):
         terms.append(blank)
     return terms
 
@@ -116,10 +116,9 @@ def with_deposit_shares(terms: list[KeyTerm]) -> list[KeyTerm]:
     out = []
     for term in terms:
         value = term.value
-        if term.kind == "deposit" and isinstance(value, Deposit) and value.amount is not None:
-            if value.amount.currency == price.currency:
-                share = (value.amount.amount / price.amount).quantize(Decimal("0.0001"))
-                value = Deposit(value.amount, value.rate, share)
-                term = KeyTerm(term.kind, value, term.start, term.end, term.quote, term.confidence, term.rule_id)
+        if isinstance(value, Deposit) and value.amount is not None and value.amount.currency == price.currency:
+            share = (value.amount.amount / price.amount).quantize(Decimal("0.0001"))
+            value = Deposit(value.amount, value.rate, share)
+            term = KeyTerm(term.kind, value, term.start, term.end, term.quote, term.confidence, term.rule_id)
         out.append(term)
     return out

@@ -1,9 +1,9 @@
-"""Parties: one per party, with its name, the role words the contract defines for it, and its credit code or ID.
+"""Parties: one per party, with its name, the role words the contract defines for it, its credit code or ID.
 
-A contract defines a party on a line of its own (`委托方（以下简称甲方）：某某公司`, `甲　　方：＿＿`, `发包方（甲方）：`)
-or inline (`某某公司（以下简称“许可方”）`). Every role word of one definition names the same party, and a later
-definition that shares a role word (the signature block's `甲方（盖章）：`) is that party again. Form labels
-(姓名, 名称, 地址 …) and blanks are never names; a role word glued to the end of a name is cut off.
+A contract defines a party on a line of its own (`委托方（以下简称甲方）：某某公司`, `甲　　方：＿＿`,
+`发包方（甲方）：`) or inline (`某某公司（以下简称“许可方”）`). Every role word of one definition names the same
+party, and a later definition that shares a role word (the signature block's `甲方（盖章）：`) is that party again.
+Form labels (姓名, 名称, 地址 …) and blanks are never names; a role word glued to the end of a name is cut off.
 """
 
 from __future__ import annotations
@@ -12,31 +12,36 @@ import re
 from dataclasses import dataclass
 
 from rules.contract_terms.blanks import BLANK_PATTERN, is_blank
+from rules.contract_terms.model import AGREED, BLANK, KeyTerm, Party
 
 _BLANK_RE = re.compile(BLANK_PATTERN)
-from rules.contract_terms.model import AGREED, BLANK, KeyTerm, Party
 
 # Role words that end in neither 方 nor 单位 but name a party (lists from model contracts and the 民法典's
 # chapters on typical contracts).
-_PERSON_ROLES = (
+_PERSON_ROLE_WORDS = (
     "出租人 承租人 委托人 受托人 借款人 贷款人 出借人 保证人 抵押人 抵押权人 出质人 质权人 发包人 承包人 "
     "买受人 出卖人 托运人 承运人 保管人 寄存人 投保人 保险人 被保险人 定作人 承揽人 赠与人 受赠人 "
     "转让人 受让人 许可人 被许可人 行纪人 居间人 劳动者 雇主 雇员 业主 物业服务人 合伙人 债权人 债务人"
-).split()
+)
+_PERSON_ROLES = frozenset(_PERSON_ROLE_WORDS.split())
 # Labels on a party's lines that are people or details of a party, never a party themselves.
-_NOT_PARTY = (
+_NOT_PARTY_WORDS = (
     "法定代表人 代表人 委托代理人 代理人 经办人 联系人 负责人 技术负责人 收货人 受益人 见证人 鉴证人 "
     "签约人 签字人 证明人 担保人代表 开户人 监护人 紧急联系人 印制单位 监制单位 鉴证单位 主管单位"
-).split()
+)
+_NOT_PARTY = tuple(_NOT_PARTY_WORDS.split())
 # 双方 / 对方 / 一方 … end in 方 but are no party; 投资方向 / 地方 are not role words at all.
 _NOT_ROLE_PREFIX = re.compile(
     r"^(?:(?:订立合同|合同|本合同)?(?:双|对|一|另一|各|多|地|以下|他|我|其|任何一|守约|违约)方|(?:订立|签订|立)合同.*|.*[的双].*)$"
 )
 _ROLE = r"(?:[甲乙丙丁戊][ \t　]*方|[\u4e00-\u9fff]{1,6}?(?:方|单位|人|者|主))"
 _PAREN = r"[（(][^）)\n]{0,20}[）)]"
-# A definition label: at a line start or after a gap in a two-column block, role, brackets, colon.
+# A definition label: at a line start, after a gap in a two-column block, or glued to the end of the previous
+# party's name where a line break was lost (…置业有限公司承租人：), then role, brackets, colon.
 _LABEL_RE = re.compile(
-    rf"(?:^|(?<=[ \t　│|]))(?P<role>{_ROLE})[ \t　]*(?P<paren>(?:{_PAREN}[ \t　]*)*)(?:[：:]|[，,](?=[^\n]*简称))", re.M
+    rf"(?:^|(?<=[ \t　│|])|(?<=公司|集团|银行|中心|学校|医院)(?=[^：:\n]{{0,24}}[：:]))"
+    rf"(?P<role>{_ROLE})[ \t　]*(?P<paren>(?:{_PAREN}[ \t　]*)*)(?:[：:]|[，,](?=[^\n]*简称))",
+    re.M,
 )
 _ALIAS_RE = re.compile(r"(?:以下简称|以下称|下称|简称)[为：:]?[“\"「『]?(?P<alias>[^）)”\"」』，,。；;．.\s]{1,8})")
 _INLINE_RE = re.compile(
@@ -153,19 +158,19 @@ def _inline_definitions(text: str) -> list[_Definition]:
     found = []
     for match in _INLINE_RE.finditer(text):
         alias = _compact(match["alias"]).removeprefix("称")
-        before = text[match.start() - 1] if match.start() else "\n"
-        if not is_party_role(alias) or before in "）)" or _BLANK_RE.match(before):
-            continue
-        name = match["name"]
-        # The name is the end of the phrase before the brackets: after 与/和/是/为 or a blank.
-        pieces = re.split(rf"(?:与|和|及|是|为|由|{BLANK_PATTERN})", name)
+        # The name is the end of the phrase before the brackets: after 与/和/是/为.
+        pieces = re.split(r"与|和|及|是|为|由", match["name"])
         name = pieces[-1]
+        before = text[match.end("name") - len(name) - 1] if match.end("name") > len(name) else "\n"
+        # A name right after a bracket or a blank is the tail of a longer, unwritten one (＿＿省＿＿市土地管理局).
+        if not is_party_role(alias) or before in "）)" or _BLANK_RE.match(before) or _BLANK_RE.search(name):
+            continue
         if is_party_role(name):  # 委托方（以下简称甲方）: two role words of one party
             found.append(_Definition([_compact(name), alias], None, match.start("name"), match.end()))
             continue
         # Only an organisation's name counts inline: elsewhere the phrase describes a role (…监护人（以下简称乙方）).
-        named = clean_name(name) if len(pieces) == 1 and _ORG_SUFFIX_RE.search(name) else None
-        found.append(_Definition([alias], named, match.start("name"), match.end()))
+        named = clean_name(name) if _ORG_SUFFIX_RE.search(name) else None
+        found.append(_Definition([alias], named, match.end("name") - len(name), match.end()))
     return found
 
 

@@ -70,16 +70,25 @@ def term_terms(sentence: Sentence) -> list[KeyTerm]:
     terms: list[KeyTerm] = []
     cue = _TERM_RE.search(text) or _FROM_EVENT_RE.search(text)
     if cue and not _OTHER_PERIOD_RE.search(text) and not _RENEWAL_RE.search(text):
-        lengths = [d for d in _lengths(sentence, frozenset({"year", "month"})) if d[0] >= cue.start() - 2]
+        lengths = [
+            d
+            for d in _lengths(sentence, frozenset({"year", "month"}))
+            if cue.start() - 2 <= d[0] <= cue.end() + 16
+            and not re.search(r"(?:提前|每|超过|超出)$", text[: d[0]])
+            and not re.match(r"[一二两三四五六七八九十]?[付次]", text[d[1] :])
+        ]
         if lengths and (_TERM_RE.search(text) or re.search(r"有效|期限", text)):
             start, end, value = lengths[0]
             span = (sentence.start + start, sentence.start + end)
             terms.append(sentence.term("term", value, span, 0.85, "term.length"))
-        elif _TERM_RE.search(text) and (blank := sentence.blank_term("term", "term.blank")) and "年" in blank.quote:
-            if re.search(r"[＿_ 　]{1,}\s*(?:个月|年)", text[cue.end() :]):
-                terms.append(blank)
+        elif (
+            _TERM_RE.search(text)
+            and re.search(r"[＿_ 　]{1,}\s*(?:个月|年)", text[cue.end() :])
+            and (blank := sentence.blank_term("term", "term.blank", units="年月"))
+        ):
+            terms.append(blank)
     renewal = _RENEWAL_RE.search(text)
-    if renewal:
+    if renewal and re.search(r"可|应|须|需|自动|协商|同意|提前|期满|到期|届满", text):  # not a bare heading
         automatic = "自动" in text and not re.search(r"不(?:得|能|会)?自动|非自动", text)
         notice = _notice(sentence)
         span = (sentence.start + renewal.start(), sentence.start + renewal.end())

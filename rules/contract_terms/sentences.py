@@ -34,9 +34,12 @@ class Sentence:
         start, end = span
         return KeyTerm(kind, value, start, end, self.text, confidence, rule_id, AGREED)
 
-    def blank_term(self, kind: str, rule_id: str, *, with_unit: bool = True) -> KeyTerm | None:
-        """A blank term where the sentence leaves its value empty (月租金为　　元, 前＿天), else None."""
+    def blank_term(self, kind: str, rule_id: str, *, with_unit: bool = True, units: str = "") -> KeyTerm | None:
+        """A blank term where the sentence leaves its value empty (月租金为　　元, 前＿天), else None; `units`
+        (characters) keeps only blanks followed by one of them."""
         spans = blank_values(self.text) if with_unit else find_blanks(self.text)
+        if units:
+            spans = [(s, e) for s, e in spans if self.text[e - 1] in units]
         if not spans:
             return None
         start, end = spans[0]
