@@ -48,6 +48,7 @@ _INLINE_RE = re.compile(
     r"(?P<name>[^\s，,。；;：:、（()）“”]{2,40})[”\"]?[（(](?:以下简称|以下称|下称)[为：:]?[“\"「]?"
     r"(?P<alias>[^）)”\"」]{1,8})[”\"」]?[）)]"
 )
+_INLINE_CUE_RE = re.compile(r"[（(](?:以下简称|以下称|下称)")
 _FORM_LABEL_RE = re.compile(r"^(?:姓名|名称|单位名称|公司名称|企业名称|全称)[：:]?")
 _NOT_A_NAME_RE = re.compile(
     r"^(?:地址|住所|住址|电话|手机|联系|传真|邮编|法定代表人|签字|签章|签名|盖章|公章|章|日期|身份证|证件|开户|账号|"
@@ -156,7 +157,10 @@ def _line_definitions(text: str) -> list[_Definition]:
 
 def _inline_definitions(text: str) -> list[_Definition]:
     found = []
-    for match in _INLINE_RE.finditer(text):
+    # The pattern is tried only in the stretch before each 以下简称 (scanning the whole text is the slow part).
+    windows = [(max(0, m.start() - 48), m.start() + 20) for m in _INLINE_CUE_RE.finditer(text)]
+    matches = [m for start, end in windows for m in _INLINE_RE.finditer(text, start, end)]
+    for match in dict.fromkeys(matches):
         alias = _compact(match["alias"]).removeprefix("称")
         # The name is the end of the phrase before the brackets: after 与/和/是/为.
         pieces = re.split(r"与|和|及|是|为|由", match["name"])

@@ -9,6 +9,7 @@ from rules.contract_terms.durations import find_durations
 from rules.contract_terms.model import BLANK, Duration, KeyTerm, Renewal
 from rules.contract_terms.sentences import Sentence
 
+_ISO_DATE_HINT_RE = re.compile(r"[0-9][-/.][0-9]")
 _SIGNING_RE = re.compile(r"签\s*订|签\s*署|签\s*约|签\s*字|订\s*立")
 _EFFECTIVE_RE = re.compile(r"生效|起施行|起执行")
 _EXPIRY_RE = re.compile(r"届满|到期|终止|止")
@@ -29,6 +30,8 @@ _LENGTH_UNITS = frozenset({"year", "month", "week", "day"})
 def date_terms(sentence: Sentence) -> list[KeyTerm]:
     """Signing, effective and expiry dates of one sentence; a blank date is a blank term."""
     text = sentence.text
+    if "年" not in text and not _ISO_DATE_HINT_RE.search(text):
+        return []  # every date this module reads has a year
     dates = find_dates(text)
     if not dates:
         return []
@@ -98,6 +101,8 @@ def term_terms(sentence: Sentence) -> list[KeyTerm]:
 
 def _notice(sentence: Sentence) -> tuple[int, int, Duration] | None:
     """The period a party must give notice before acting: 提前三十日书面通知, 提前五个工作日通知."""
+    if "提前" not in sentence.text:
+        return None
     for start, end, value in _lengths(sentence, frozenset({"month", "week", "day", "workday"})):
         before = sentence.text[max(0, start - 6) : start]
         if _NOTICE_RE.search(before) and (

@@ -12,11 +12,14 @@ from rules.contract_terms.model import AGREED, BLANK, KeyTerm, TermValue
 _SENTENCE_END_RE = re.compile(r"[。；;\n]")
 _FULL_WIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 # A full-width comma or point between digits (１，０００．５０) is a digit separator, not punctuation.
+_FULL_WIDTH_DIGIT_RE = re.compile("[０-９]")
 _DIGIT_SEPARATOR_RE = re.compile(r"(?<=[0-9])[，．](?=[0-9])")
 
 
 def half_width_digits(text: str) -> str:
     """text with full-width digits (and the separators between them) in ASCII; offsets do not move."""
+    if _FULL_WIDTH_DIGIT_RE.search(text) is None:
+        return text
     text = text.translate(_FULL_WIDTH_DIGITS)
     return _DIGIT_SEPARATOR_RE.sub(lambda m: "," if m.group() == "，" else ".", text)
 
