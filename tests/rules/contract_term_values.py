@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 from rules.contract_terms import find_dates, find_durations, find_money, find_rates
@@ -60,17 +61,20 @@ def documents() -> dict[str, str]:
     return texts
 
 
-def labels() -> list[dict[str, str]]:
+def labels() -> list[dict[str, Any]]:
     with open(LABELS, encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def evaluate() -> tuple[dict[str, tuple[int, int]], list[tuple[dict[str, str], str | None]]]:
-    """Per category (correct, total), and every miss with what the parser read there."""
+def evaluate(batch: str | None = None) -> tuple[dict[str, tuple[int, int]], list[tuple[dict[str, str], str | None]]]:
+    """Per category (correct, total), and every miss with what the parser read there; `batch` picks the labels
+    written while the parsers were tuned ("development") or those written after, measured once ("fresh")."""
     texts = documents()
     scores: dict[str, list[int]] = {}
     misses: list[tuple[dict[str, str], str | None]] = []
     for label in labels():
+        if batch is not None and label["batch"] != batch:
+            continue
         text = half_width_digits(texts[label["id"]])
         quote = half_width_digits(label["quote"])
         start = text.find(quote)
@@ -92,8 +96,10 @@ def evaluate() -> tuple[dict[str, tuple[int, int]], list[tuple[dict[str, str], s
 
 
 if __name__ == "__main__":
-    totals, wrong = evaluate()
-    for category, (correct, total) in sorted(totals.items()):
-        print(f"{category:9} {correct}/{total} = {correct / total:.3f}")
-    for label, value in wrong:
-        print("MISS", label["id"], label["quote"], "expected", label["expected"], "got", value)
+    for name in ("development", "fresh", None):
+        totals, wrong = evaluate(name)
+        print(f"== {name or 'all'}")
+        for category, (correct, total) in sorted(totals.items()):
+            print(f"{category:9} {correct}/{total} = {correct / total:.3f}")
+        for label, value in wrong if name else []:
+            print("MISS", label["id"], label["quote"], "expected", label["expected"], "got", value)

@@ -24,3 +24,10 @@ def test_exact_value_accuracy_meets_its_threshold(scores: dict[str, tuple[int, i
     correct, total = scores[category]
     assert total >= 30
     assert correct / total >= THRESHOLDS[category], f"{category}: {correct}/{total}"
+
+
+def test_values_labelled_after_the_parsers_were_written_read_as_well() -> None:
+    totals, misses = evaluate("fresh")
+    total = sum(t for _, t in totals.values())
+    assert total >= 60
+    assert 1 - len(misses) / total >= 0.85, misses
