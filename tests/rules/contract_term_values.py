@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from rules.contract_terms import find_dates, find_durations, find_money, find_rates
 from rules.contract_terms.sentences import half_width_digits
