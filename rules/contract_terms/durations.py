@@ -44,6 +44,9 @@ def _accepted(text: str, match: re.Match[str], amount: Decimal) -> bool:
     """Whether a number + unit is a length of time: not 0, not a two-digit calendar year (96年)."""
     if amount <= 0:
         return False
+    number = match["n"]
+    if len(number) > 1 and not any(unit in number for unit in "十百") and not number[0].isdigit():
+        return False  # 一九 is two digits of a year (一九　　年), not a count
     if _UNITS[match["unit"]] != "year":
         return True
     if _YEAR_NOT_DURATION_RE.match(text, match.end()):

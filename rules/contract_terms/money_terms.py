@@ -34,8 +34,8 @@ def price_terms(sentence: Sentence) -> list[KeyTerm]:
         start, end, value = money[0]
         span = (sentence.start + start, sentence.start + end)
         return [sentence.term("price", value, span, 0.85, "price.amount")]
-    blank = sentence.blank_term("price", "price.blank")
-    return [blank] if blank and re.search(r"元", blank.quote) else []
+    blank = sentence.blank_term("price", "price.blank", units="元")
+    return [blank] if blank else []
 
 
 def payment_terms(sentence: Sentence) -> list[KeyTerm]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rules.contract_terms.blanks import BLANK_PATTERN
 from rules.contract_terms.dates import find_dates
 from rules.contract_terms.durations import find_durations
 from rules.contract_terms.model import BLANK, Duration, KeyTerm, Renewal
@@ -15,14 +16,16 @@ _EFFECTIVE_RE = re.compile(r"生效|起施行|起执行")
 _EXPIRY_RE = re.compile(r"届满|到期|终止|止")
 _RANGE_RE = re.compile(r"至|到|—|－|-|~|～")
 _TERM_RE = re.compile(
-    r"期限|有效期|租赁期(?!满)|租期(?!满)|合同期(?!满)|聘用期|服务期|承包期|借款期|使用期|许可期|保管期|委托期|聘期"
+    r"(?:合同|协议|租赁|承包|借款|贷款|委托(?:管理)?|服务|聘用|许可|保险|使用|经营|合作|保管|劳动合同)的?"
+    r"(?:期限|有效期|期)(?!满|内|间|届)|租期(?!满|内)|有效期限|聘期"
 )
 _OTHER_PERIOD_RE = re.compile(r"试用期|竞业|保修期|质保期|保证期间|免租期|装修期")
 _FROM_EVENT_RE = re.compile(r"自[^，。；]{0,12}之日起")
 _RENEWAL_RE = re.compile(r"续签|续约|续租|续订|续期|续聘|自动延续|自动顺延|自动延长")
 _NOTICE_RE = re.compile(r"提前(?P<gap>[^，。；]{0,3}?)$")
 _NOTICE_AFTER_RE = re.compile(r"^[^，。；]{0,3}(?:以?书面)?(?:形式)?(?:通知|告知|提出|申请)")
-_PROBATION_RE = re.compile(r"试用期")
+_BLANK_AFTER_CUE_RE = re.compile(rf"[^，。；]{{0,6}}?(?P<slot>{BLANK_PATTERN}|(?<=[为：:])[ 　]+(?=[个月年天日周]))")
+_PROBATION_RE = re.compile(r"试用期(?!间|内|满|结束|届满)")
 _NON_COMPETE_RE = re.compile(r"竞业限制|竞业禁止|同业竞争")
 _LENGTH_UNITS = frozenset({"year", "month", "week", "day"})
 
@@ -133,18 +136,22 @@ def notice_terms(sentence: Sentence) -> list[KeyTerm]:
 def labour_terms(sentence: Sentence) -> list[KeyTerm]:
     """A labour contract's probation and non-compete periods."""
     terms: list[KeyTerm] = []
-    for kind, cue, units in (
-        ("probation", _PROBATION_RE, frozenset({"month", "week", "day", "year"})),
-        ("non_compete", _NON_COMPETE_RE, frozenset({"month", "year"})),
+    # The length follows its cue closely (试用期为二个月, 竞业限制期限为两年); 试用期的最后一天 is no length.
+    for kind, cue, units, reach in (
+        ("probation", _PROBATION_RE, frozenset({"month", "week", "day", "year"}), 8),
+        ("non_compete", _NON_COMPETE_RE, frozenset({"month", "year"}), 16),
     ):
         match = cue.search(sentence.text)
         if match is None:
             continue
-        lengths = [d for d in _lengths(sentence, units) if d[0] >= match.start()]
-        if lengths:
+        near = [d for d in _lengths(sentence, units) if match.end() <= d[0] <= match.end() + reach]
+        lengths = [d for d in near if not re.search(r"最后|第|前|后$", sentence.text[match.end() : d[0]])]
+        blank = _BLANK_AFTER_CUE_RE.match(sentence.text, match.end())
+        if lengths and not (blank and blank.start("slot") < lengths[0][0]):
             start, end, value = lengths[0]
             span = (sentence.start + start, sentence.start + end)
             terms.append(sentence.term(kind, value, span, 0.85, f"{kind}.length"))
-        elif blank := sentence.blank_term(kind, f"{kind}.blank"):
-            terms.append(blank)
+        elif blank:
+            span = (sentence.start + blank.start("slot"), sentence.start + blank.end("slot"))
+            terms.append(KeyTerm(kind, None, *span, sentence.text, 0.85, f"{kind}.blank", BLANK))
     return terms

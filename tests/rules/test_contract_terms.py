@@ -51,6 +51,7 @@ def test_parse_date(text: str, expected: str | None) -> None:
         ("第三年", None),
         ("3月1日", None),
         ("前＿天", None),
+        ("一九 年", None),
     ],
     ids=[
         "from-signing-three-years",
@@ -65,6 +66,7 @@ def test_parse_date(text: str, expected: str | None) -> None:
         "ordinal-year",
         "date-day",
         "blank",
+        "year-digits-of-a-blank-date",
     ],
 )
 def test_parse_duration(text: str, expected: str | None) -> None:
@@ -209,6 +211,19 @@ def test_price_tax_deposit_share_and_penalty_cap() -> None:
 )
 def test_clause_terms(text: str, kind: str, expected: str) -> None:
     assert expected in _by_kind(text).get(kind, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "在试用期的最后一天以书面形式通知对方。",
+        "试用期间的工资不低于本单位相同岗位最低档工资。",
+        "月租金为＿＿＿元，其中试用期＿＿日内免收。",
+    ],
+    ids=["last-day-of-a-trial", "wage-during-probation", "days-in-another-clause"],
+)
+def test_no_probation_length_is_read_where_none_is_agreed(text: str) -> None:
+    assert [t.normalised() for t in key_terms(text) if t.kind == "probation" and t.status != BLANK] == []
 
 
 def test_ninety_six_is_a_year_and_blank_days_are_no_date() -> None:
