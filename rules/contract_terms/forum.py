@@ -13,6 +13,7 @@ _LAW_RE = re.compile(
     r"(?:(?:适用|受)(?P<law>[^，。；：]{0,16}?)|(?:依据|依照|按照)(?P<named>[^，。；：的]{0,12}?(?:国|州|省|地区)))"
     r"(?:的)?法律(?:法规)?(?:管辖|解释|的规定)?"
 )
+_PRC_LAW_RE = re.compile(r"(?:中华人民共和国|中国|国家)的?(?:有关)?法律")
 _LAW_CONTEXT_RE = re.compile(r"本合同|本协议|合同的订立|解释|争议|履行")
 _COURT_RE = re.compile(r"(?:向|由|提交|提请|交|在|诉至|诉诸)(?P<name>[^，。；、]{0,20}?(?:人民)?法院)")
 _ARBITRATION_RE = re.compile(
@@ -24,6 +25,9 @@ _BLANK_RE = re.compile(BLANK_PATTERN)
 def law_terms(sentence: Sentence) -> list[KeyTerm]:
     """The governing law (中华人民共和国法律 → PRC law)."""
     text = sentence.text
+    named = _PRC_LAW_RE.search(text) if "适用" in text else None
+    if named is not None:  # 适用于合同文件的法律是国家的法律: the law is named, whatever the phrasing
+        return [sentence.term("governing_law", "PRC law", _span(sentence, named), 0.8, "law.named")]
     match = _LAW_RE.search(text)
     if match is None or not _LAW_CONTEXT_RE.search(text) or "法律责任" in text[match.start() : match.end() + 2]:
         return []

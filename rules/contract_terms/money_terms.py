@@ -34,7 +34,9 @@ def price_terms(sentence: Sentence) -> list[KeyTerm]:
         start, end, value = money[0]
         span = (sentence.start + start, sentence.start + end)
         return [sentence.term("price", value, span, 0.85, "price.amount")]
-    blank = sentence.blank_term("price", "price.blank", units="元")
+    blank = sentence.blank_term("price", "price.blank", units="元") or sentence.slot_blank_term(
+        "price", "price.blank_slot", cue.end()
+    )
     return [blank] if blank else []
 
 
@@ -73,7 +75,10 @@ def _rate_or_money_terms(sentence: Sentence, kind: str, cue: re.Pattern[str]) ->
         for start, end, value in find_money(text, window_start):
             span = (sentence.start + start, sentence.start + end)
             terms.append(sentence.term(kind, value, span, 0.8, f"{kind}.amount"))
-    if not terms and (blank := sentence.blank_term(kind, f"{kind}.blank", units="元%％倍")):
+    if not terms and (
+        blank := sentence.blank_term(kind, f"{kind}.blank", units="元%％倍")
+        or sentence.slot_blank_term(kind, f"{kind}.blank_slot", match.end())
+    ):
         terms.append(blank)
     return terms
 

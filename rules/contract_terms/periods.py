@@ -46,10 +46,12 @@ def date_terms(sentence: Sentence) -> list[KeyTerm]:
         return terms
     for date in dates:
         before = text[max(0, date.start - 12) : date.start]
-        after = text[date.end : date.end + 10]
-        if _EFFECTIVE_RE.search(after) or _EFFECTIVE_RE.search(before[-3:]):
+        after = re.split(r"[，,]", text[date.end : date.end + 16])[0]  # the date's own clause
+        if has_term and re.search(r"(?:至|到)$", before):  # 从签署之日起到＿年＿月＿日止
+            terms.append(_date_term(sentence, "expiry_date", date, 0.8, "date.expiry"))
+        elif _EFFECTIVE_RE.search(after) or _EFFECTIVE_RE.search(before[-3:]):
             terms.append(_date_term(sentence, "effective_date", date, 0.85, "date.effective"))
-        elif _SIGNING_RE.search(before) or _SIGNING_RE.search(after[:4]):
+        elif _SIGNING_RE.search(before) or _SIGNING_RE.search(after[: 16 if before.endswith("于") else 4]):
             terms.append(_date_term(sentence, "signing_date", date, 0.85, "date.signing"))
         elif has_term and _EXPIRY_RE.search(after[:4]):
             terms.append(_date_term(sentence, "expiry_date", date, 0.8, "date.expiry"))

@@ -6,10 +6,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rules.contract_terms.blanks import blank_values, find_blanks
+from rules.contract_terms.blanks import BLANK_PATTERN, blank_values, find_blanks
 from rules.contract_terms.model import AGREED, BLANK, KeyTerm, TermValue
 
 _SENTENCE_END_RE = re.compile(r"[。；;\n]")
+_LABELLED_SLOT_RE = re.compile(rf"[^，。；：:]{{0,10}}[：:][ \t　]*(?P<slot>{BLANK_PATTERN})[ \t　]*$")
 _FULL_WIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 # A full-width comma or point between digits (１，０００．５０) is a digit separator, not punctuation.
 _FULL_WIDTH_DIGIT_RE = re.compile("[０-９]")
@@ -47,6 +48,14 @@ class Sentence:
             return None
         start, end = spans[0]
         return KeyTerm(kind, None, self.start + start, self.start + end, self.text, 0.85, rule_id, BLANK)
+
+    def slot_blank_term(self, kind: str, rule_id: str, after: int) -> KeyTerm | None:
+        """A blank term where a labelled slot after `after` is empty (合同总金额：＿＿＿, 定金数额、时间：＿＿)."""
+        match = _LABELLED_SLOT_RE.match(self.text, after)
+        if match is None:
+            return None
+        start, end = match.span("slot")
+        return KeyTerm(kind, None, self.start + start, self.start + end, self.text, 0.8, rule_id, BLANK)
 
 
 def sentences(text: str) -> Iterator[Sentence]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rules.contract_terms import find_dates, find_durations, find_money, find_rates
+from rules.contract_terms import KeyTerm, find_dates, find_durations, find_money, find_rates, key_terms
 from rules.contract_terms.sentences import half_width_digits
 from tests.shared_data import shared_file
 
@@ -95,6 +95,33 @@ def evaluate(batch: str | None = None) -> tuple[dict[str, tuple[int, int]], list
     return {k: (v[0], v[1]) for k, v in scores.items()}, misses
 
 
+KEY_TERM_LABELS = Path(__file__).parent / "fixtures" / "contract_key_terms.jsonl"
+
+
+def evaluate_key_terms() -> tuple[int, int, list[tuple[dict[str, Any], list[str]]]]:
+    """Key terms read from whole documents: a label is met when the sentence holding its quote has a term of its
+    kind with the expected normalised value (`blank` for a blank, null for no term of that kind there)."""
+    texts = documents()
+    with open(KEY_TERM_LABELS, encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    correct, misses = 0, []
+    terms_by_doc: dict[str, tuple[KeyTerm, ...]] = {}
+    for label in rows:
+        text = texts[label["id"]]
+        terms = terms_by_doc.setdefault(label["id"], key_terms(text))
+        start = text.find(label["quote"])
+        if start < 0:
+            raise AssertionError(f"quote not found: {label}")
+        left = max(text.rfind(ch, 0, start) for ch in "。；\n") + 1
+        right = min((i for i in (text.find(ch, start) for ch in "。；\n") if i >= 0), default=len(text))
+        found = [t.normalised() for t in terms if t.kind == label["kind"] and left <= t.start < right]
+        if (label["expected"] is None and not found) or label["expected"] in found:
+            correct += 1
+        else:
+            misses.append((label, found))
+    return correct, len(rows), misses
+
+
 if __name__ == "__main__":
     for name in ("development", "fresh", None):
         totals, wrong = evaluate(name)
@@ -103,3 +130,7 @@ if __name__ == "__main__":
             print(f"{category:9} {correct}/{total} = {correct / total:.3f}")
         for label, value in wrong if name else []:
             print("MISS", label["id"], label["quote"], "expected", label["expected"], "got", value)
+    correct, total, missed = evaluate_key_terms()
+    print(f"== key terms in context: {correct}/{total} = {correct / total:.3f}")
+    for label, found in missed:
+        print("MISS", label["id"], label["quote"], label["kind"], "expected", label["expected"], "got", found)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules.contract_term_values import evaluate, labels
+from tests.rules.contract_term_values import evaluate, evaluate_key_terms, labels
 
 THRESHOLDS = {"date": 0.9, "amount": 0.9, "duration": 0.85, "rate": 0.85}
 
@@ -31,3 +31,9 @@ def test_values_labelled_after_the_parsers_were_written_read_as_well() -> None:
     total = sum(t for _, t in totals.values())
     assert total >= 60
     assert 1 - len(misses) / total >= 0.85, misses
+
+
+def test_key_terms_read_from_whole_contracts_meet_the_duration_and_rate_bar() -> None:
+    correct, total, misses = evaluate_key_terms()
+    assert total >= 50
+    assert correct / total >= 0.85, misses

@@ -196,6 +196,11 @@ def test_price_tax_deposit_share_and_penalty_cap() -> None:
         ),
         ("甲方应提前＿天通知乙方。", "notice_period", BLANK),
         ("因本合同发生的争议，提交＿＿＿＿仲裁委员会仲裁。", "forum", BLANK),
+        ("二、合同总金额：＿＿＿＿＿＿", "price", BLANK),
+        ("给付定金数额、时间：＿＿＿＿", "deposit", BLANK),
+        ("本合同有效期限：从双方签署之日起到＿＿年＿＿月＿＿日止。", "expiry_date", BLANK),
+        ("双方于＿＿年＿＿月＿＿日在＿＿市签订。", "signing_date", BLANK),
+        ("适用于合同文件的法律是国家的法律、法规。", "governing_law", "PRC law"),
     ],
     ids=[
         "term-from-signing",
@@ -207,6 +212,11 @@ def test_price_tax_deposit_share_and_penalty_cap() -> None:
         "instalment-amount",
         "blank-notice",
         "blank-arbitration",
+        "labelled-price-slot",
+        "labelled-deposit-slot",
+        "expiry-after-an-event",
+        "signed-on-at",
+        "law-named-later",
     ],
 )
 def test_clause_terms(text: str, kind: str, expected: str) -> None:
