@@ -37,9 +37,10 @@ _NOT_ROLE_PREFIX = re.compile(
 _ROLE = r"(?:[甲乙丙丁戊][ \t　]*方|[\u4e00-\u9fff]{1,6}?(?:方|单位|人|者|主))"
 _PAREN = r"[（(][^）)\n]{0,20}[）)]"
 # A definition label: at a line start, after a gap in a two-column block, or glued to the end of the previous
-# party's name where a line break was lost (…置业有限公司承租人：), then role, brackets, colon.
+# party's name or blank slot where a line break was lost (…置业有限公司承租人：, ＿＿受托方：), then role,
+# brackets, colon.
 _LABEL_RE = re.compile(
-    rf"(?:^|(?<=[ \t　│|])|(?<=公司|集团|银行|中心|学校|医院)(?=[^：:\n]{{0,24}}[：:]))"
+    rf"(?:^|(?<=[ \t　│|])|(?:(?<=公司|集团|银行|中心|学校|医院)|(?<=[＿_]))(?=[^：:\n]{{0,24}}[：:]))"
     rf"(?P<role>{_ROLE})[ \t　]*(?P<paren>(?:{_PAREN}[ \t　]*)*)(?:[：:]|[，,](?=[^\n]*简称))",
     re.M,
 )
