@@ -15,7 +15,7 @@ from typing_extensions import TypedDict
 from rules.entities import ENTITY_PACK, EntityGroup
 from rules.normalize import NormalizedText
 
-FindingKind = Literal["clause", "risk", "entity", "ticket_category", "urgency", "repeat_case"]
+FindingKind = Literal["clause", "risk", "term", "entity", "ticket_category", "urgency", "repeat_case"]
 FindingSource = Literal["rule", "llm"]
 # Choice sets named in the OpenAPI schema (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
 FINDING_KINDS, FINDING_SOURCES = get_args(FindingKind), get_args(FindingSource)
@@ -76,6 +76,18 @@ class RiskFinding(FindingBase, total=False):
     message: str
     basis: str  # the statute (民法典第586条 …)
     spans: list[list[int]]  # every piece of evidence
+
+
+@with_config(KEEP_EXTRA)
+class TermFinding(FindingBase, total=False):
+    """A key term of a contract (a party, a date, the price, 违约金 …) with its normalised value."""
+
+    kind: Required[Literal["term"]]
+    source: Required[FindingSource]
+    value: Any  # the normalised value as JSON (party, money, rate, duration …; an ISO date as a string)
+    normalised: str  # the value as one comparable string (2026-03-01, 3 year, CNY 100000, 0.0005/day)
+    status: str  # agreed | blank (the template leaves the value empty)
+    normalized_span: list[int]  # `span` in the normalized text
 
 
 @with_config(KEEP_EXTRA)
@@ -155,7 +167,7 @@ class CaseFinding(FindingBase, total=False):
 
 # One finding of a result, typed by its `kind`.
 Finding = Annotated[
-    ClauseFinding | RiskFinding | EntityFinding | CategoryFinding | UrgencyFinding | CaseFinding,
+    ClauseFinding | RiskFinding | TermFinding | EntityFinding | CategoryFinding | UrgencyFinding | CaseFinding,
     Field(discriminator="kind"),
 ]
 

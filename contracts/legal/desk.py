@@ -9,12 +9,13 @@ from contracts.cascade import CascadeSettings, LLMPlan, Question
 from contracts.desks import ModelAnswer, RuleOutput
 from contracts.findings import Finding
 from contracts.learned.clauses import clause_model_current
-from contracts.legal.findings import clause_finding, llm_clause_findings, risk_finding
+from contracts.legal.findings import clause_finding, llm_clause_findings, risk_finding, term_finding
 from contracts.models import Result
 from inference.chunking import Chunk
 from inference.client import LLMClient
 from inference.questions import clause_prompt_values, clauses_extract
 from rules.clauses import BLANK, NEGATED, STIPULATED, clause_groups, risk_checks
+from rules.contract_terms import TERMS_PACK, key_terms
 from rules.normalize import NormalizedText
 
 DOUBTFUL_STATUSES = frozenset({NEGATED, "referenced"})
@@ -76,7 +77,8 @@ def evidence_chunks(normalized: NormalizedText, spans: Sequence[tuple[int, int]]
 
 
 class LegalDesk:
-    """Contracts: one finding per clause type and the statutory risk checks; the model is asked about the clause
+    """Contracts: one finding per clause type, the statutory risk checks and the key terms (parties, dates,
+    price, 违约金 … as values); the model is asked about the clause
     types the rules are unsure of; the suggested response is a risk summary."""
 
     kind: Literal["contract"] = "contract"
@@ -87,7 +89,9 @@ class LegalDesk:
         groups, analysis = clause_groups(text, model=clause_model_current(organisation))
         findings: list[Finding] = [clause_finding(normalized, group) for group in groups]
         findings.extend(risk_finding(normalized, r) for r in risk_checks(text, analysis.findings))
-        return RuleOutput(findings, {"clauses": groups[0].primary.pack_version} if groups else {})
+        findings.extend(term_finding(normalized, term) for term in key_terms(text))
+        packs = {"clauses": groups[0].primary.pack_version} if groups else {}
+        return RuleOutput(findings, {**packs, TERMS_PACK[0]: TERMS_PACK[1]})
 
     def stored_findings(self, document: Any, normalized: NormalizedText) -> list[Finding]:
         return []  # a contract is compared with no stored history

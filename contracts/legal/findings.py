@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contracts.findings import ClauseFinding, Finding, RiskFinding, span_original
+from contracts.findings import ClauseFinding, Finding, RiskFinding, TermFinding, span_original
 from inference.answers import LLMFinding
 from rules.clauses import ClauseGroup, RiskFlag
+from rules.contract_terms import TERMS_PACK, KeyTerm, value_json
 from rules.normalize import NormalizedText
 
 
@@ -53,6 +54,25 @@ def risk_finding(normalized: NormalizedText, flag: RiskFlag) -> RiskFinding:
         "message": flag.message,
         "basis": flag.basis,
         "spans": [span_original(normalized, s, e) for s, e in flag.evidence],
+        "source": "rule",
+    }
+
+
+def term_finding(normalized: NormalizedText, term: KeyTerm) -> TermFinding:
+    """A key term: its kind as label, normalised value, status (agreed or blank), span and confidence; the
+    sentence it was read from is its evidence."""
+    return {
+        "kind": "term",
+        "label": term.kind,
+        "span": span_original(normalized, term.start, term.end),
+        "normalized_span": [term.start, term.end],
+        "value": value_json(term.value),
+        "normalised": term.normalised(),
+        "status": term.status,
+        "confidence": term.confidence,
+        "evidence": term.quote,
+        "rule_id": term.rule_id,
+        "pack_version": TERMS_PACK[1],
         "source": "rule",
     }
 
