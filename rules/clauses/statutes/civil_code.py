@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 
 from rules.amounts import find_amounts, find_percentages
 from rules.clauses.statutes.articles import CC_496, CC_497, CC_498, CC_506, CC_585, CC_586, CC_588, RiskFlag, flag
-from rules.clauses.statutes.text import ContractText
+from rules.clauses.statutes.text import ContractText, Span
 
 PENALTY_FAR_ABOVE_LOSS = "penalty_far_above_loss"
 DEPOSIT_OVER_LIMIT = "deposit_over_20_percent"
@@ -54,51 +55,79 @@ _NOT_TAKING = re.compile(
 )
 
 
-def penalty_far_above_loss(contract: ContractText) -> list[RiskFlag]:
-    """违约金 stated as a share of the price above 30 %, as an amount above 30 % of the total, or as a daily rate
-    worth more than 30 % a year (民法典第585条: may be reduced on request)."""
+@dataclass(frozen=True)
+class Share:
+    """A stated share of the price (or, daily, of the late sum per day) in percent, its words and evidence."""
+
+    percent: Decimal
+    words: str
+    daily: bool
+    evidence: tuple[Span, ...]
+
+    @property
+    def yearly(self) -> Decimal:
+        """The share over a year: a daily rate times 365, a one-off share as it is."""
+        return self.percent * DAYS_PER_YEAR if self.daily else self.percent
+
+
+def penalty_shares(contract: ContractText) -> list[Share]:
+    """Every 违约金 stated as a share (one-off or per day) or as an amount of the contract total."""
     total = contract.contract_total()
+    shares: list[Share] = []
     for span, sentence in contract.sentences(_PENALTY):
         if _DEPOSIT.search(sentence):
             continue
         for share in find_percentages(sentence):
             daily = bool(_DAILY.search(sentence[max(0, share.start - 16) : share.start]))
-            yearly = share.value * DAYS_PER_YEAR if daily else share.value
-            if yearly > PENALTY_PRACTICE_PERCENT:
-                worth = f"按日{share.raw}计，折合每年约{yearly:.0f}%" if daily else f"为{share.raw}"
-                return [_penalty_flag(worth, (span,))]
+            shares.append(Share(share.value, share.raw, daily, (span,)))
         if total and total[0] > 0:
             for amount in find_amounts(sentence):
-                share_of_total = amount.value * 100 / total[0]
-                if share_of_total > PENALTY_PRACTICE_PERCENT:
-                    return [_penalty_flag(f"约为合同总额的{share_of_total:.0f}%", (span, total[1]))]
+                shares.append(Share(amount.value * 100 / total[0], amount.raw, False, (span, total[1])))
+    return shares
+
+
+def penalty_far_above_loss(contract: ContractText) -> list[RiskFlag]:
+    """违约金 stated as a share of the price above 30 %, as an amount above 30 % of the total, or as a daily rate
+    worth more than 30 % a year (民法典第585条: may be reduced on request)."""
+    for share in penalty_shares(contract):
+        if share.yearly > PENALTY_PRACTICE_PERCENT:
+            if share.daily:
+                worth = f"按日{share.words}计，折合每年约{share.yearly:.0f}%"
+            elif len(share.evidence) > 1:
+                worth = f"{share.words}，约为合同总额的{share.percent:.0f}%"
+            else:
+                worth = f"为{share.words}"
+            message = f"违约金{worth}，超过司法实践中“高于损失30%”的一般标准，违约方可请求法院或仲裁机构适当减少"
+            return [flag(PENALTY_FAR_ABOVE_LOSS, "note", message, CC_585, share.evidence)]
     return []
 
 
-def _penalty_flag(worth: str, evidence: tuple[tuple[int, int], ...]) -> RiskFlag:
-    message = f"违约金{worth}，超过司法实践中“高于损失30%”的一般标准，违约方可请求法院或仲裁机构适当减少"
-    return flag(PENALTY_FAR_ABOVE_LOSS, "note", message, CC_585, evidence)
-
-
-def deposit_over_limit(contract: ContractText) -> list[RiskFlag]:
-    """A 定金 above 20 % of the contract total, stated as a share or as an amount (民法典第586条)."""
+def deposit_shares(contract: ContractText) -> list[Share]:
+    """Every stipulated 定金 as a share of the contract total, stated as a share or as an amount."""
     deposits = contract.stipulated("定金")
     total = contract.contract_total()
+    shares: list[Share] = []
     for (start, end), sentence in contract.sentences(_DEPOSIT):
         if not any(f.start <= start < f.end or start <= f.match_start < end for f in deposits):
             continue
         # Only the words around 定金 count: 先付房款40%（其中10%为定金） is a 10 % deposit.
         near = "，".join(part for part in re.split(r"[,，]", sentence) if _DEPOSIT.search(part))
-        shares = [p.value for p in find_percentages(near)]
-        over = [share for share in shares if share > DEPOSIT_LIMIT_PERCENT]
+        for share in find_percentages(near):
+            shares.append(Share(share.value, share.raw, False, ((start, end),)))
         if total and total[0] > 0:
-            amounts = [a.value for a in find_amounts(near)]
-            over += [amount * 100 / total[0] for amount in amounts if amount * 100 > total[0] * DEPOSIT_LIMIT_PERCENT]
-        if over:
-            evidence = ((start, end),) + ((total[1],) if total and not shares else ())
-            message = f"定金约为合同标的额的{max(over):.1f}%，超过20%的部分不产生定金效力"
-            return [flag(DEPOSIT_OVER_LIMIT, "warning", message, CC_586, evidence)]
-    return []
+            for amount in find_amounts(near):
+                shares.append(Share(amount.value * 100 / total[0], amount.raw, False, ((start, end), total[1])))
+    return shares
+
+
+def deposit_over_limit(contract: ContractText) -> list[RiskFlag]:
+    """A 定金 above 20 % of the contract total, stated as a share or as an amount (民法典第586条)."""
+    over = [share for share in deposit_shares(contract) if share.percent > DEPOSIT_LIMIT_PERCENT]
+    if not over:
+        return []
+    worst = max(over, key=lambda share: share.percent)
+    message = f"定金约为合同标的额的{worst.percent:.1f}%，超过20%的部分不产生定金效力"
+    return [flag(DEPOSIT_OVER_LIMIT, "warning", message, CC_586, worst.evidence)]
 
 
 def penalty_and_deposit(contract: ContractText) -> list[RiskFlag]:
