@@ -16,6 +16,8 @@ _NOT_PAYMENT = re.compile(r"违约金|质保|保修|滞纳金")
 _NUM = r"\d+|[零〇一二两三四五六七八九十百]+"
 _PERIOD = re.compile(rf"(?P<number>{_NUM}) ?(?P<unit>个工作日|工作日|个月|天|日|周)(?P<within>内|以内|之内)?")
 _BEFORE_DEADLINE = re.compile(r"账期|付款期")
+# The period must govern the paying: 三十日内支付 / 60日内，付清, not 60天内处理产品 in a sentence that pays elsewhere.
+_PAID_AFTER = re.compile(r"^[^。;]{0,10}?(?:付|支付|付清|结清|偿还|汇入|汇至|缴清|缴纳)")
 _OVERDUE = re.compile(r"逾期|超过|迟延|延迟|超期|提前")
 _DAYS = {"个工作日": Decimal("1.4"), "工作日": Decimal("1.4"), "个月": Decimal(30), "周": Decimal(7)}
 _DAYS |= {"天": Decimal(1), "日": Decimal(1)}
@@ -42,7 +44,8 @@ def payment_terms(contract: ContractText) -> list[PaymentTerm]:
                 continue  # 3月1日 is a date
             if _OVERDUE.search(before):
                 continue
-            if not (match["within"] or _BEFORE_DEADLINE.search(before) or sentence[match.end() :].startswith("账期")):
+            deadline = _BEFORE_DEADLINE.search(before) or sentence[match.end() :].startswith("账期")
+            if not (deadline or (match["within"] and _PAID_AFTER.search(sentence[match.end() :]))):
                 continue
             number = parse_number(match["number"])
             if number is None or number <= 0:

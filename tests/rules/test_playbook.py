@@ -95,8 +95,18 @@ PAYMENT = {"id": "pay", "kind": "limit", "measure": "payment_days", "maximum": "
         ("买方应在收到发票后60天内支付货款。", NEGOTIATE),
         ("双方约定货款账期为120天。", ESCALATE),
         ("买方逾期付款超过60日的，卖方有权解除合同。买方应在到货后十日内支付货款。", ACCEPTABLE),
+        ("买方应在签订本合同后90日内，付清全部价款。", NEGOTIATE),
+        ("买方支付预付款后，卖方应在十二个月内完成设备的安装调试。", ACCEPTABLE),
     ],
-    ids=["30-days", "5-working-days", "60-days", "120-day-credit", "overdue-threshold-is-not-a-term"],
+    ids=[
+        "30-days",
+        "5-working-days",
+        "60-days",
+        "120-day-credit",
+        "overdue-threshold-is-not-a-term",
+        "90-days-then-pay-is-not-over-the-escalation-line",
+        "period-of-another-duty",
+    ],
 )
 def test_payment_days_limit(sentence: str, grade: str) -> None:
     assert point(SALE + sentence, playbook(PAYMENT), "pay").grade == grade

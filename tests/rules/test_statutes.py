@@ -90,6 +90,7 @@ def test_585_cites_the_article_and_the_30_percent_practice() -> None:
         ("如因人力不可抗拒的原因致使不能按期交货，卖方概不负责。", False),
         ("承包人提交施工计划，并不免除其任何合同责任。", False),
         ("双方经协商一致订立本合同。甲方对乙方的间接损失不承担责任。", False),
+        ("本条不限制乙方依第八条承担的任何责任。", False),
     ],
     ids=[
         "exclusion-without-notice",
@@ -98,6 +99,7 @@ def test_585_cites_the_article_and_the_30_percent_practice() -> None:
         "force-majeure-old-wording",
         "not-relieved",
         "narrow-exclusion-negotiated",
+        "not-limited",
     ],
 )
 def test_496_exclusion_without_notice(text: str, expected: bool) -> None:
@@ -120,8 +122,17 @@ def test_496_is_a_warning_on_a_form_and_a_note_elsewhere() -> None:
         ("乙方有权在甲方逾期交付超过三十日时解除合同。", False),
         ("任何一方未行使或迟延行使本合同项下的权利，不应视为放弃该权利。", False),
         ("买方在验收期内未提出书面异议的，视为放弃质量异议。", False),
+        ("买方收货后十五天内未提出索赔的，视为货物合格，且放弃一切有关权利要求。", False),
     ],
-    ids=["waives-claims", "no-termination-for-any-reason", "no-sublease-is-fine", "right-kept", "non-waiver", "deemed"],
+    ids=[
+        "waives-claims",
+        "no-termination-for-any-reason",
+        "no-sublease-is-fine",
+        "right-kept",
+        "non-waiver",
+        "deemed",
+        "deemed-then-waived",
+    ],
 )
 def test_497_terms_excluding_main_rights(text: str, expected: bool) -> None:
     assert flagged(text, FORMAT_TERM_EXCLUDES_RIGHTS) is expected
