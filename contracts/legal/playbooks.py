@@ -9,20 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.utils import timezone
 
-from contracts.audit import audit_record
-from contracts.models import AuditEvent, Organisation
+from contracts.models import Organisation
+from contracts.versioned_data import VersionedData, version_events, versioned_delete, versioned_save
 from rules.playbook import Playbook, PlaybookError, default_rules_data, load_default_playbook, playbook_from_data
 
 AUDIT_CHANGED, AUDIT_DELETED = "contract_playbook.changed", "contract_playbook.deleted"
 ORGANISATION_PACK = "playbook.organisation"
 
 
-class ContractPlaybook(models.Model):
+class ContractPlaybook(VersionedData):
     """An organisation's contract policy: its city, the local minimum wage and its playbook rules (JSON)."""
 
     organisation = models.OneToOneField(Organisation, on_delete=models.CASCADE, related_name="contract_playbook")
@@ -38,11 +36,6 @@ class ContractPlaybook(models.Model):
     )
     rules = models.JSONField(
         default=default_rules_data, help_text="playbook rules (see rules/packs/playbook_default.json)"
-    )
-    version = models.PositiveIntegerField(default=1, editable=False)
-    updated_at = models.DateTimeField(default=timezone.now, editable=False)
-    updated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", editable=False
     )
 
     class Meta:
@@ -82,27 +75,12 @@ def contract_playbook(organisation_slug: str) -> Playbook:
 
 def playbook_save(*, row: ContractPlaybook, user: Any = None) -> ContractPlaybook:
     """Create or change the playbook: validated, its version counted up on a change, the change audited."""
-    row.full_clean()
-    with transaction.atomic():
-        before = None
-        if row.pk is not None:
-            stored = ContractPlaybook.objects.select_for_update().get(pk=row.pk)
-            before = stored.snapshot()
-            row.version = stored.version + 1
-        row.updated_at = timezone.now()
-        row.updated_by = user if getattr(user, "is_authenticated", False) else None
-        row.save()
-        audit_record(
-            organisation=row.organisation, action=AUDIT_CHANGED, obj=row, user=user, before=before, after=row.snapshot()
-        )
-    return row
+    return versioned_save(row, user=user, action=AUDIT_CHANGED)
 
 
 def playbook_delete(*, row: ContractPlaybook, user: Any = None) -> None:
     """Delete the playbook (contracts fall back to the default), audited."""
-    with transaction.atomic():
-        audit_record(organisation=row.organisation, action=AUDIT_DELETED, obj=row, user=user, before=row.snapshot())
-        row.delete()
+    versioned_delete(row, user=user, action=AUDIT_DELETED)
 
 
 def playbook_seed(*, organisation: Organisation, user: Any = None) -> bool:
@@ -119,9 +97,6 @@ def playbook_seed(*, organisation: Organisation, user: Any = None) -> bool:
 
 def playbook_history(row: ContractPlaybook) -> list[dict[str, Any]]:
     """Every recorded version of the playbook, oldest first: when, who, and what changed in it."""
-    events = AuditEvent.objects.filter(
-        organisation_id=row.organisation_id, object_type=ContractPlaybook._meta.model_name, object_id=str(row.pk)
-    ).select_related("actor_user")
     return [
         {
             "at": event.created_at.isoformat(timespec="seconds"),
@@ -130,7 +105,7 @@ def playbook_history(row: ContractPlaybook) -> list[dict[str, Any]]:
             "version": (event.after or event.before or {}).get("version"),
             "changed": _changed(event.before or {}, event.after or {}),
         }
-        for event in events
+        for event in version_events(row)
     ]
 
 
