@@ -69,8 +69,10 @@ class ContractPlaybook(VersionedData):
 
 def contract_playbook(organisation_slug: str) -> Playbook:
     """The playbook a contract of the organisation is reviewed by (DocGate's default when it has none)."""
+    if not organisation_slug:
+        return load_default_playbook()  # an analysis outside any organisation reads no database
     row = ContractPlaybook.objects.select_related("organisation").filter(organisation__slug=organisation_slug).first()
-    return row.playbook() if organisation_slug and row is not None else load_default_playbook()
+    return load_default_playbook() if row is None else row.playbook()
 
 
 def playbook_save(*, row: ContractPlaybook, user: Any = None) -> ContractPlaybook:
