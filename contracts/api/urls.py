@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 from rest_framework.routers import DefaultRouter
@@ -10,6 +10,7 @@ from rest_framework.routers import DefaultRouter
 from contracts.api.case_views import CaseViewSet
 from contracts.api.hotspot_views import HotspotsView
 from contracts.api.progress_views import TicketProgressView
+from contracts.api.report_views import DocumentReportView
 from contracts.api.review_views import ReviewTaskViewSet
 from contracts.api.search_views import SearchView
 from contracts.api.views import DocumentViewSet, JobViewSet
@@ -40,5 +41,10 @@ urlpatterns = [
         name="webhook-delivery-redeliver",
     ),
     path("documents/<uuid:document_id>/progress/", TicketProgressView.as_view(), name="document-progress"),
+    re_path(
+        r"^documents/(?P<document_id>[0-9a-fA-F-]{36})/report\.(?P<file_format>docx|pdf)$",
+        DocumentReportView.as_view(),
+        name="document-report",
+    ),
     *router.urls,
 ]

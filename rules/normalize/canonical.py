@@ -22,11 +22,12 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from rules.normalize.offsets import Edit, StepMap, apply_edits
-from rules.normalize.width import FULLWIDTH_ASCII
+import numpy as np
 
-CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-CJK_CHAR = re.compile(f"[{CJK}]")
+from rules.normalize.chars import CJK, char_class
+from rules.normalize.offsets import Edit, StepMap, apply_edits
+from rules.normalize.punctuation import PUNCTUATION_MARKS, punctuation_edits
+from rules.normalize.width import FULLWIDTH_ASCII, OneToOneFold
 
 # --- step 1: code points and width ---------------------------------------------------------------------
 # Every scan starts with a plain character class so the regex engine skips ahead in C: few edits are needed.
@@ -72,7 +73,7 @@ def _compat_ideographs() -> dict[str, str]:
 
 
 _FOLDS.update((char, (ideograph, "ideograph")) for char, ideograph in _compat_ideographs().items())
-_FOLD = re.compile("[" + "".join(map(re.escape, _FOLDS)) + "]")
+_FOLD = re.compile(char_class(_FOLDS))
 
 
 def fold_edits(text: str, counts: dict[str, int]) -> list[Edit]:
@@ -90,188 +91,102 @@ def fold_edits(text: str, counts: dict[str, int]) -> list[Edit]:
 
 # CR and invisible marks change the length; every other fold is 1:1 and needs no offset map.
 _RESIZING = frozenset(char for char, (_, kind) in _FOLDS.items() if kind in ("crlf", "invisible"))
-_RESIZE = re.compile("[" + "".join(sorted(_RESIZING)) + "]")
+_RESIZE = re.compile(char_class(_RESIZING))
 _ONE_TO_ONE = {ord(char): output for char, (output, _) in _FOLDS.items() if char not in _RESIZING}
-_ONE_TO_ONE_CLASS = "[" + "".join(map(re.escape, map(chr, _ONE_TO_ONE))) + "]"
+_ONE_TO_ONE_CLASS = char_class(map(chr, _ONE_TO_ONE))
 _ONE_TO_ONE_RUN = re.compile(_ONE_TO_ONE_CLASS + _ONE_TO_ONE_CLASS + "*")  # not "+": that scans slower
+
+
+def _is_bmp_character(chars: str) -> bool:
+    """True when every character is in the BMP and no surrogate (one UTF-16 unit each)."""
+    return all(char < "\ud800" or "\ue000" <= char <= "\uffff" for char in chars)
+
+
+# The BMP folds as one vectorised table look-up, for texts with many of them (a contract's ＿＿＿ blanks and
+# ideographic spaces): surrogates stay themselves there, so lone surrogates and supplementary compatibility
+# ideographs take the run-by-run path.
+_GATHER_FROM = 32
+_BMP_ONE_TO_ONE = OneToOneFold(
+    {code: ord(output) for code, output in _ONE_TO_ONE.items() if _is_bmp_character(chr(code) + output)}
+)
 
 
 def _translate_run(match: re.Match[str]) -> str:
     return match.group().translate(_ONE_TO_ONE)
 
 
-def fold(text: str, counts: dict[str, int]) -> tuple[str, StepMap | None]:
+def _fold_one_to_one(text: str, found: Counter[str]) -> str:
+    """Apply the 1:1 folds among the `found` characters (fold characters of `text` with their counts)."""
+    one_to_one = [char for char in found if char not in _RESIZING]
+    if not one_to_one:
+        return text
+    gathered = _BMP_ONE_TO_ONE.table
+    if sum(found[char] for char in one_to_one) >= _GATHER_FROM and all(ord(char) in gathered for char in one_to_one):
+        return _BMP_ONE_TO_ONE.gather(text)
+    return _ONE_TO_ONE_RUN.sub(_translate_run, text)
+
+
+# A long text whose folds are all in the vectorised table is counted and folded in one pass over its UTF-16 code
+# units: the kind of each unit (0: nothing to fold) summed by bincount, instead of one string per fold found.
+_VECTOR_FROM = 2048
+_KINDS = ("crlf", "linesep", "invisible", "space", "control", "invalid", "width", "ideograph")
+_KIND_OF_UNIT = np.zeros(0x10000, dtype=np.uint8)
+for _char, (_, _kind) in _FOLDS.items():
+    if ord(_char) in _BMP_ONE_TO_ONE.table:
+        _KIND_OF_UNIT[ord(_char)] = _KINDS.index(_kind) + 1
+_NOT_VECTORISED = re.compile(char_class(char for char in _FOLDS if ord(char) not in _BMP_ONE_TO_ONE.table))
+
+
+def _fold_vectorised(text: str, counts: dict[str, int]) -> str:
+    """Count and fold a text whose folds are all in _BMP_ONE_TO_ONE (no CR, invisible mark or lone surrogate)."""
+    units = np.frombuffer(text.encode("utf-16-le"), dtype=np.uint16)
+    for index, number in enumerate(np.bincount(_KIND_OF_UNIT[units], minlength=len(_KINDS) + 1)[1:].tolist()):
+        if number:
+            counts[_KINDS[index]] = counts.get(_KINDS[index], 0) + number
+    folded: str = _BMP_ONE_TO_ONE.units[units].tobytes().decode("utf-16-le")
+    return folded
+
+
+def fold(text: str, counts: dict[str, int], scan_from: int = 0) -> tuple[str, StepMap | None]:
     """Apply the folds of fold_edits; return the text and its map (None when no length changed).
 
-    Without CR or invisible marks every fold is 1:1: runs are translated in C, counted in C, and need no map.
+    `scan_from`: where the first fold can be (a caller that already scanned for folds skips ahead).
+
+    The characters to fold are counted in C; 1:1 folds are translated run by run or, when there are many, in one
+    vectorised look-up; only CR and invisible marks, which change the length, become edits with a map.
     """
-    first = _FOLD.search(text)
+    first = _FOLD.search(text, scan_from)
     if first is None:
         return text, None
-    if _RESIZE.search(text, first.start()) is not None:
-        return apply_edits(text, fold_edits(text, counts))
-    for char, number in Counter(_FOLD.findall(text, first.start())).items():
+    if len(text) - first.start() >= _VECTOR_FROM and _NOT_VECTORISED.search(text, first.start()) is None:
+        return _fold_vectorised(text, counts), None
+    found = Counter(_FOLD.findall(text, first.start()))
+    for char, number in found.items():
         kind = _FOLDS[char][1]
         counts[kind] = counts.get(kind, 0) + number
-    return _ONE_TO_ONE_RUN.sub(_translate_run, text), None
-
-
-# --- step 2: punctuation -------------------------------------------------------------------------------
-_TO_CHINESE = {",": "，", ";": "；", ":": "：", "?": "？", "!": "！", "(": "（", ")": "）", ".": "。"}
-_TO_ASCII = {"，": ",", "．": ".", "：": ":", "；": ";"}
-_VARIANTS = {
-    "﹐": "，",
-    "︐": "，",
-    "﹑": "、",
-    "､": "、",
-    "︑": "、",
-    "﹔": "；",
-    "︔": "；",
-    "﹕": "：",
-    "︓": "：",
-    "﹖": "？",
-    "︖": "？",
-    "﹗": "！",
-    "︕": "！",
-    "﹙": "（",
-    "﹚": "）",
-    "｡": "。",
-    "︒": "。",
-    "﹒": "。",
-    "「": "“",
-    "」": "”",
-    "﹁": "“",
-    "﹂": "”",
-    "〝": "“",
-    "〞": "”",
-    "〟": "”",
-    "„": "“",
-    "‟": "“",
-    "『": "‘",
-    "』": "’",
-    "﹃": "‘",
-    "﹄": "’",
-    "＇": "'",
-}
-_PUNCTUATION = re.compile("[" + re.escape(',;:?!.()"＂…⋯' + "".join(_VARIANTS)) + "]")
-# A fold or a mark of the punctuation step: where neither occurs, both steps are skipped with one scan.
-CANONICAL_TRIGGER = re.compile("[" + "".join(map(re.escape, _FOLDS)) + _PUNCTUATION.pattern[1:])
-_IDEOGRAPHIC_DOTS = re.compile("。。。+")
-_FULLWIDTH_IN_NUMBER = re.compile("[0-9][，．：；](?=[0-9])")
-_OPEN_CONTEXT = set(" \n“‘（(《【[：:，,")
-
-
-def _is_cjk(char: str) -> bool:
-    """True for one character of the CJK class (comparisons: cheaper than a regex call per mark)."""
-    return (
-        "\u4e00" <= char <= "\u9fff"
-        or "\u3400" <= char <= "\u4dbf"
-        or "\uf900" <= char <= "\ufaff"
-        or "\U00020000" <= char <= "\U0003134f"
-    )
-
-
-def _neighbours(text: str, start: int, end: int) -> tuple[str, str]:
-    """Characters just before `start` and just after `end`, skipping one space."""
-    before = text[start - 1] if start > 0 else ""
-    if before == " " and start > 1:
-        before = text[start - 2]
-    after = text[end] if end < len(text) else ""
-    if after == " " and end + 1 < len(text):
-        after = text[end + 1]
-    return before, after
-
-
-def _fold_mark(text: str, start: int, char: str, quote_open: list[bool]) -> str:
-    """Canonical form of one punctuation mark at `start`, decided from its neighbours."""
-    before, after = _neighbours(text, start, start + 1)
-    if char in _VARIANTS:
-        return _VARIANTS[char]
-    if char in _TO_ASCII:  # full-width mark followed by a digit: ASCII only when a digit precedes it too
-        return _TO_ASCII[char] if before.isascii() and before.isdigit() else char
-    if char in '"＂':
-        if not (_is_cjk(before) or _is_cjk(after) or char == "＂"):
-            return char
-        opening = quote_open[0] if before not in _OPEN_CONTEXT else True
-        quote_open[0] = not opening
-        return "“" if opening else "”"
-    if char == ".":
-        return "。" if _is_cjk(before) and not (after.isascii() and after.isalnum()) else char
-    if char in "()":
-        return _TO_CHINESE[char] if _is_cjk(before) or _is_cjk(after) else char
-    # , ; : ? ! : Chinese beside a Chinese character, ASCII between digits or in Latin text
-    if before.isdigit() and after.isdigit():
-        return char
-    return _TO_CHINESE[char] if _is_cjk(before) or _is_cjk(after) else char
-
-
-_PAREN_PAIR = re.compile("[(（]([^()（）\n]{0,80})[)）]")
-
-
-def _paren_pair_edits(text: str) -> dict[int, str]:
-    """Full-width parentheses for a pair with Chinese inside or beside it, e.g. (1)甲方 → （1）甲方."""
-    fixes: dict[int, str] = {}
-    for match in _PAREN_PAIR.finditer(text):
-        if "(" not in match.group() and ")" not in match.group():
-            continue
-        before, after = _neighbours(text, match.start(), match.end())
-        if CJK_CHAR.search(match.group(1)) or _is_cjk(before) or _is_cjk(after):
-            fixes[match.start()] = "（"
-            fixes[match.end() - 1] = "）"
-    return fixes
-
-
-def _run_end(text: str, start: int, chars: str) -> int:
-    end = start + 1
-    while end < len(text) and text[end] in chars:
-        end += 1
-    return end
-
-
-def punctuation_edits(text: str, scan_from: int = 0) -> list[Edit]:
-    """Edits that bring each punctuation family to its canonical form (see the module docstring).
-
-    `scan_from`: where the first mark can be (a caller that already scanned for marks skips ahead).
-    """
+    folded = _fold_one_to_one(text, found)
+    if not any(char in _RESIZING for char in found):
+        return folded, None
     edits: list[Edit] = []
-    pairs = _paren_pair_edits(text) if "(" in text or ")" in text else {}
-    quote_open = [True]
-    line_start = 0  # where the search for a line break since the previous mark resumes
-    skip_to = 0
-    for match in _PUNCTUATION.finditer(text, scan_from):
+    for match in _RESIZE.finditer(text, first.start()):
         start = match.start()
-        if start < skip_to:
-            continue
-        token = match.group()
-        if token in "…⋯.":
-            end = _run_end(text, start, "…⋯" if token != "." else ".")
-            if token != "." or end - start >= 3:
-                skip_to = end
-                if text[start:end] != "……" and (token != "." or any(map(_is_cjk, _neighbours(text, start, end)))):
-                    edits.append((start, end, "……"))
-                continue
-            if end - start > 1:
-                skip_to = end
-                continue  # .. is not a sentence end
-        if text.find("\n", line_start, start) != -1:
-            quote_open[0] = True  # a straight quote left open does not run into the next line
-        line_start = start
-        folded = pairs.get(start) or _fold_mark(text, start, token, quote_open)
-        if folded != token:
-            edits.append((start, start + 1, folded))
-    count = len(edits)
-    if "。。。" in text:
-        edits.extend((m.start(), m.end(), "……") for m in _IDEOGRAPHIC_DOTS.finditer(text))
-    for match in _FULLWIDTH_IN_NUMBER.finditer(text):
-        edits.append((match.start() + 1, match.end(), _TO_ASCII[text[match.start() + 1]]))
-    if len(edits) > count:
-        edits.sort()
-    return edits
+        # CR LF is one line end in the text as sent: a CR before U+2028 (folded to LF above) is a line end of its own
+        end = start + 2 if match.group() == "\r" and text.startswith("\n", start + 1) else start + 1
+        edits.append((start, end, _FOLDS[match.group()][0]))
+    return apply_edits(folded, edits)  # the 1:1 folds kept every offset: the edits' positions hold
+
+
+# A fold or a mark of the punctuation step: where neither occurs, both steps are skipped with one scan.
+CANONICAL_TRIGGER = re.compile(char_class([*_FOLDS, *PUNCTUATION_MARKS]))
+
+__all__ = ["CANONICAL_TRIGGER", "CJK", "fold", "fold_edits", "punctuation_edits", "whitespace_edits"]
 
 
 # --- step 3: spaces and line breaks --------------------------------------------------------------------
 _CHINESE_PUNCTUATION = "，。；：？！、（）“”‘’…《》【】"
-_WHITESPACE = re.compile("[ \t\n][ \t\n]*")
+# A whole run of spaces, tabs and line breaks, but not a paragraph break (exactly two line breaks between text),
+# which stays as it is: a contract holds dozens, and skipping them in C spares the loop one turn each.
+_WHITESPACE = re.compile("[ \t\n](?<![ \t\n][ \t\n])(?!(?<=[^ \t\n]\n)\n[^ \t\n])[ \t\n]*")
 _SENTENCE_END = set("。！？；：.!?;:…")
 _CLOSERS = set("”’）)」』】》")
 _STRUCTURE = re.compile(
@@ -289,6 +204,7 @@ _TITLE_END = re.compile(
     "(?:合同|协议|协议书|合同书|确认书|承诺书|委托书|通知|公告|章程|办法|规定|须知|清单|说明|申请|声明|证明|报告|函)$"
 )
 _FIELD = re.compile(f"[{CJK}]{{1,8}}[:：]")
+_LINE_PUNCTUATION = re.compile(char_class(_CHINESE_PUNCTUATION + ",.;:?!"))
 
 
 def _keeps_break(text: str, newline: int, after: int) -> bool:
@@ -304,7 +220,7 @@ def _keeps_break(text: str, newline: int, after: int) -> bool:
         return True
     line_start = text.rfind("\n", 0, newline) + 1
     line = text[line_start:newline]
-    has_punctuation = any(c in _CHINESE_PUNCTUATION or c in ",.;:?!" for c in line)
+    has_punctuation = _LINE_PUNCTUATION.search(line) is not None
     if _STRUCTURE.match(line) and len(line) <= _HEADING_MAX and not has_punctuation:
         return True  # an article heading such as 第三条 租金 stands on its own line
     if _FIELD.match(line):

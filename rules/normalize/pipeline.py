@@ -6,9 +6,10 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from rules.normalize.canonical import CANONICAL_TRIGGER, fold, punctuation_edits, whitespace_edits
+from rules.normalize.canonical import CANONICAL_TRIGGER, fold, whitespace_edits
 from rules.normalize.dialect import cantonese_score, dialect_edits, is_cantonese, load_lexicon
 from rules.normalize.offsets import StepMap, apply_edits, compose_span
+from rules.normalize.punctuation import punctuation_step, unmarked_edits
 from rules.normalize.script import simplified_step
 
 
@@ -85,6 +86,14 @@ class NormalizedText:
             dialect_replacements=facts.dialect_replacements,
         )
 
+    @classmethod
+    def built(cls, text: str, original_length: int, steps: tuple[StepMap, ...], facts: _Facts) -> NormalizedText:
+        """The same object as the constructor makes, without a frozen dataclass's object.__setattr__ per field
+        (for a short text these four calls cost as much as a step)."""
+        result = object.__new__(cls)
+        result.__dict__.update(text=text, original_length=original_length, steps=steps, facts=facts)
+        return result
+
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         """Return the smallest original span covering normalized span [start, end) (clamped to range)."""
         return compose_span(self.steps, start, end, len(self.text))
@@ -99,19 +108,20 @@ def normalize(text: str) -> NormalizedText:
     counts: dict[str, int] = {}
     steps: list[StepMap] = []
     current = text
-    step: StepMap | None
+    step: StepMap | None = None
     trigger = CANONICAL_TRIGGER.search(text)  # the first fold or punctuation mark, if any
-    if trigger is None:
-        punctuation = punctuation_edits(text, scan_from=len(text))
+    if trigger is None:  # no mark to decide: only full-width marks inside numbers and 。。。 can change
+        punctuation = unmarked_edits(text)
+        punctuation_folds = len(punctuation)
+        if punctuation:
+            current, step = apply_edits(current, punctuation)
     else:
-        current, step = fold(text, counts)
+        current, step = fold(text, counts, scan_from=trigger.start())
         if step:
             steps.append(step)
-        punctuation = punctuation_edits(current, scan_from=0 if step else trigger.start())
-    if punctuation:
-        current, step = apply_edits(current, punctuation)
-        if step:
-            steps.append(step)
+        current, step, punctuation_folds = punctuation_step(current, scan_from=0 if step else trigger.start())
+    if step:
+        steps.append(step)
     edits = whitespace_edits(current, counts)
     if edits:
         current, step = apply_edits(current, edits)
@@ -127,5 +137,5 @@ def normalize(text: str) -> NormalizedText:
         current, step = apply_edits(current, dialect, group_multichar=True)
         if step:
             steps.append(step)
-    facts = _Facts(counts, config, score, cantonese, len(punctuation), len(dialect))
-    return NormalizedText(text=current, original_length=len(text), steps=tuple(steps), facts=facts)
+    facts = _Facts(counts, config, score, cantonese, punctuation_folds, len(dialect))
+    return NormalizedText.built(current, len(text), tuple(steps), facts)

@@ -22,7 +22,7 @@ IDEOGRAPHIC_SPACE: dict[int, int] = {0x3000: 0x20}
 CURLY_QUOTES: dict[int, int] = {ord("“"): ord('"'), ord("”"): ord('"'), ord("‘"): ord("'"), ord("’"): ord("'")}
 
 
-class _OneToOneFold:
+class OneToOneFold:
     """A code-point table applied in one vectorised gather over UTF-16 code units, skipped for texts with nothing
     to fold (one regex search): a single full-width digit costs one pass in C, never a Python loop."""
 
@@ -36,6 +36,10 @@ class _OneToOneFold:
     def __call__(self, text: str) -> str:
         if self.foldable.search(text) is None:
             return text
+        return self.gather(text)
+
+    def gather(self, text: str) -> str:
+        """Fold `text` without first looking for something to fold (for callers that already know)."""
         try:
             units = np.frombuffer(text.encode("utf-16-le"), dtype=np.uint16)
         except UnicodeEncodeError:  # a lone surrogate cannot be encoded; fold it the slow way
@@ -43,8 +47,8 @@ class _OneToOneFold:
         return self.units[units].tobytes().decode("utf-16-le")
 
 
-width_fold = _OneToOneFold(FULLWIDTH_ASCII | IDEOGRAPHIC_SPACE | CURLY_QUOTES)
-_alnum_fold = _OneToOneFold(
+width_fold = OneToOneFold(FULLWIDTH_ASCII | IDEOGRAPHIC_SPACE | CURLY_QUOTES)
+_alnum_fold = OneToOneFold(
     {code: ascii for code, ascii in FULLWIDTH_ASCII.items() if chr(ascii).isalnum()} | IDEOGRAPHIC_SPACE
 )
 _UPPER_ASCII_TABLE = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
