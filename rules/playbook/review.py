@@ -78,10 +78,10 @@ def _required(rule: PlaybookRule, contract: ContractText, playbook: Playbook) ->
         found = [f for f in contract.clauses if f.label == label and f.status == STIPULATED]
         stated = [f for f in found if not f.slot]
         if stated:
-            evidence.append((stated[0].match_start, stated[0].match_end))
+            evidence.append((stated[0].start, stated[0].end))  # the article, as a clause finding's span
         elif found:
             blank.append(label)
-            evidence.append((found[0].match_start, found[0].match_end))
+            evidence.append((found[0].start, found[0].end))
         else:
             missing.append(label)
     if not (missing or blank):

@@ -156,3 +156,14 @@ def test_the_result_page_shows_each_grade_and_its_article(client: Any, actors: A
     assert 'data-testid="playbook-grade"' in page
     assert "需上报" in page and "定金不超过法定上限" in page
     assert "民法典第586条" in page
+
+
+def test_the_report_comments_a_playbook_point_at_its_evidence_with_its_title_grade_and_article(actors: Any) -> None:
+    from contracts.legal.report.comments import report_comments
+
+    job, data = contract_result(actors.acme)
+    text = job.document.text
+    comments = [c for c in report_comments(data["findings"], text) if c.kind == "playbook"]
+    deposit = next(c for c in comments if c.label == "deposit.cap")
+    assert "定金不超过法定上限" in deposit.text and "民法典第586条" in deposit.text
+    assert "定金" in text[deposit.start : deposit.end]
