@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.db import models
 
 from contracts.hotline.departments_admin import seed_ticket_departments
+from contracts.legal.playbooks_admin import seed_contract_playbooks
 from contracts.models import (
     ApiKey,
     AuditEvent,
@@ -26,7 +27,7 @@ from contracts.models import (
 @admin.register(Organisation)
 class OrganisationAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "created_at"]
-    actions = [seed_ticket_departments]
+    actions = [seed_ticket_departments, seed_contract_playbooks]
 
 
 admin.site.register(Membership)
