@@ -1,158 +1,185 @@
-"""Cantonese detection (a weighted marker density) and rewriting of Cantonese wording into Mandarin."""
+"""Cantonese detection per clause (weighted marker density) and rewriting of Cantonese clauses into Mandarin.
+
+A text is cut into sentences (。！？； and line ends) and these into clauses (，：、). A clause is Cantonese when
+the marker density of the clause, or of its sentence, reaches CANTONESE_THRESHOLD; only Cantonese clauses are
+rewritten. Quoted material (“…” ‘…’ 《…》) counts for nothing in its sentence and is rewritten only inside a
+Cantonese sentence (or when the sentence is nothing but the quotation), so a Mandarin contract that quotes a
+Cantonese shop name or phrase is left alone while a Cantonese ticket's reported speech is rewritten.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from bisect import bisect_left
+from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 
-from rules.normalize.canonical import CJK
+from rules.normalize.dialect_lexicon import DATA, Lexicon, LexiconEntry, load_lexicon, read_table, script_forms
 from rules.normalize.offsets import Edit
-from rules.normalize.script import converter
+from rules.term_search import TermIndex
 
-DATA = Path(__file__).resolve().parent / "data"
-LEXICON_FILE = DATA / "cantonese_mandarin.tsv"
+__all__ = ["CANTONESE_THRESHOLD", "cantonese_regions", "cantonese_score", "dialect_edits", "is_cantonese"]
+__all__ += ["Lexicon", "LexiconEntry", "load_lexicon"]
+
 MARKERS_FILE = DATA / "cantonese_markers.tsv"
-# Weighted markers per character, with short texts counted as at least this long so one word does not decide.
-CANTONESE_THRESHOLD = 0.03
+# Weighted markers per character of a clause or sentence, short ones counted as at least _MIN_LENGTH long so
+# that one weak marker in a two-character fragment does not decide alone: one sure marker per 25 characters.
+CANTONESE_THRESHOLD = 0.04
 _MIN_LENGTH = 10
-_CLAUSE_BREAK = re.compile("[，。！？；：,.!?;:\n]")
+_SENTENCE = re.compile("[^。！？；!?;\n]*[。！？；!?;\n]?")
+_CLAUSE_BREAK = re.compile("[，：、,:]")
+_QUOTE = re.compile("“[^”\n]*”|‘[^’\n]*’|《[^》\n]*》|「[^」\n]*」|『[^』\n]*』")
 _LOCATIVE = re.compile("[在喺]")
-
-
-@dataclass(frozen=True)
-class LexiconEntry:
-    """One rewrite: Cantonese key → Mandarin, with optional constraints on the neighbouring characters."""
-
-    cantonese: str
-    mandarin: str
-    before: str
-    after: str
-
-
-@dataclass(frozen=True)
-class Lexicon:
-    """A loaded rewrite lexicon: its id, version, entries and the compiled longest-match pattern."""
-
-    lexicon_id: str
-    version: str
-    entries: tuple[LexiconEntry, ...]
-    first_chars: re.Pattern[str]
-    # first character of a key → (pattern of the keys starting with it, longest first; their entries)
-    by_first_char: dict[str, tuple[re.Pattern[str], tuple[LexiconEntry, ...]]]
-
-
-def _header(lines: list[str], key: str) -> str:
-    for line in lines:
-        if line.startswith(f"# {key}:"):
-            return line.split(":", 1)[1].strip()
-    raise ValueError(f"lexicon header lacks '{key}'")
-
-
-def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    rows = [line.split("\t") for line in lines if line.strip() and not line.startswith("#")]
-    return lines, rows
-
-
-def _script_forms(text: str) -> list[str]:
-    """The text as written plus its hk2s form: the rewrite sees simplified text, users may type either."""
-    simplified = converter("hk2s").convert(text)
-    return [text] if simplified == text else [text, simplified]
-
-
-def _context(constraint: str, *, before: bool) -> str:
-    """Regex lookaround for a before/after constraint column."""
-    if not constraint:
-        return ""
-    if constraint in ("^", "$"):
-        return f"(?<![{CJK}])" if before else f"(?![{CJK}])"
-    negative = constraint.startswith("!")
-    body = constraint[1:] if negative else constraint
-    inner = body[1:-1]
-    chars = inner if "\\" in inner else "".join(dict.fromkeys("".join(_script_forms(inner))))
-    if before:
-        return f"(?<![{chars}])" if negative else f"(?<=[{chars}])"
-    return f"(?![{chars}])" if negative else f"(?=[{chars}])"
+_LOCATIVE_BREAK = re.compile("[，。！？；：,.!?;:\n]")
+Span = tuple[int, int]
 
 
 @cache
-def load_lexicon(path: Path = LEXICON_FILE) -> Lexicon:
-    """Read the rewrite lexicon and compile one pattern whose groups are tried longest key first."""
-    lines, rows = _rows(path)
-    entries: list[LexiconEntry] = []
-    for row in rows:
-        cells = [*row, "", "", ""][:4]
-        for key in _script_forms(cells[0]):
-            entries.append(LexiconEntry(key, cells[1], cells[2], cells[3]))
-    # Stable sort: among equal lengths the file order decides, so a constrained line can precede the default.
-    entries.sort(key=lambda entry: -len(entry.cantonese))
-    grouped: dict[str, list[LexiconEntry]] = {}
-    for entry in entries:
-        grouped.setdefault(entry.cantonese[0], []).append(entry)
-    by_first_char = {
-        char: (re.compile("|".join(map(_alternative, group))), tuple(group)) for char, group in grouped.items()
-    }
-    first_chars = re.compile("[" + "".join(map(re.escape, grouped)) + "]")
-    return Lexicon(_header(lines, "id"), _header(lines, "version"), tuple(entries), first_chars, by_first_char)
-
-
-def _alternative(entry: LexiconEntry) -> str:
-    before = _context(entry.before, before=True)
-    return f"({before}{re.escape(entry.cantonese)}{_context(entry.after, before=False)})"
-
-
-@cache
-def _markers() -> tuple[re.Pattern[str], dict[str, float], re.Pattern[str]]:
-    """The marker pattern (longest first), the weight of each form, and a class of their first characters."""
-    _, rows = _rows(MARKERS_FILE)
+def _markers() -> tuple[TermIndex[float], re.Pattern[str]]:
+    """The markers in both scripts with their weights, and a class of their first characters."""
+    _, rows = read_table(MARKERS_FILE)
     weights: dict[str, float] = {}
     for marker, weight in rows:
-        for form in _script_forms(marker):
+        for form in script_forms(marker):
             weights.setdefault(form, float(weight))
-    ordered = sorted(weights, key=len, reverse=True)
-    first_chars = re.compile("[" + "".join(map(re.escape, dict.fromkeys(form[0] for form in ordered))) + "]")
-    return re.compile("|".join(map(re.escape, ordered))), weights, first_chars
+    first_chars = re.compile("[" + "".join(map(re.escape, dict.fromkeys(form[0] for form in weights))) + "]")
+    return TermIndex(weights.items()), first_chars
+
+
+def _marker_hits(text: str) -> tuple[list[int], list[float]]:
+    """Start positions (sorted) and weights of every marker occurrence; empty at once for marker-free text."""
+    index, first_chars = _markers()
+    if first_chars.search(text) is None:  # a one-class scan: most texts hold no marker at all
+        return [], []
+    hits = sorted((start, index.values[number]) for number, start, _ in index.occurrences(text))
+    return [start for start, _ in hits], [weight for _, weight in hits]
+
+
+class _Weights:
+    """Prefix sums of marker weight over positions: the weight inside any span in two bisections."""
+
+    def __init__(self, text: str) -> None:
+        self.starts, weights = _marker_hits(text)
+        self.cumulative = [0.0]
+        for weight in weights:
+            self.cumulative.append(self.cumulative[-1] + weight)
+
+    def within(self, start: int, end: int) -> float:
+        """Total weight of the markers starting in [start, end)."""
+        if not self.starts:
+            return 0.0
+        return self.cumulative[bisect_left(self.starts, end)] - self.cumulative[bisect_left(self.starts, start)]
+
+
+def _density(weight: float, length: int) -> float:
+    return weight / max(length, _MIN_LENGTH)
+
+
+def _clauses(text: str, start: int, end: int) -> Iterator[Span]:
+    """The clauses of text[start:end], each with its closing mark."""
+    clause_start = start
+    for mark in _CLAUSE_BREAK.finditer(text, start, end):
+        yield clause_start, mark.end()
+        clause_start = mark.end()
+    if clause_start < end:
+        yield clause_start, end
+
+
+def _scored_units(text: str) -> Iterator[tuple[Span, float]]:
+    """Every clause and quotation of the text with the density that decides whether it is rewritten."""
+    weights = _Weights(text)
+    if not weights.starts:
+        return
+    for sentence in _SENTENCE.finditer(text):
+        start, end = sentence.span()
+        if start == end or weights.within(start, end) == 0:
+            continue
+        quotes = [quote.span() for quote in _QUOTE.finditer(text, start, end)]
+        quoted_weight = sum(weights.within(*quote) for quote in quotes)
+        quoted_length = sum(quote_end - quote_start for quote_start, quote_end in quotes)
+        outside_length = end - start - quoted_length
+        sentence_density = _density(weights.within(start, end) - quoted_weight, outside_length)
+        for clause_start, clause_end in _outside(start, end, quotes):
+            for clause in _clauses(text, clause_start, clause_end):
+                own = _density(weights.within(*clause), clause[1] - clause[0])
+                yield clause, max(own, sentence_density)
+        for quote in quotes:
+            # A quotation speaks for itself only when the sentence around it is (almost) nothing else.
+            alone = outside_length <= 3
+            own = _density(weights.within(*quote), quote[1] - quote[0]) if alone else 0.0
+            yield quote, max(own, sentence_density)
+
+
+def _outside(start: int, end: int, quotes: list[Span]) -> Iterator[Span]:
+    """The parts of [start, end) between the quotations."""
+    position = start
+    for quote_start, quote_end in quotes:
+        if quote_start > position:
+            yield position, quote_start
+        position = quote_end
+    if position < end:
+        yield position, end
+
+
+def cantonese_regions(text: str) -> list[Span]:
+    """Sorted, merged spans of the clauses (and quotations) that read as Cantonese."""
+    spans = sorted(span for span, density in _scored_units(text) if density >= CANTONESE_THRESHOLD)
+    merged: list[Span] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def cantonese_score(text: str) -> float:
-    """Weighted Cantonese markers per character (texts under 10 characters count as 10); 0.0 for Mandarin."""
-    pattern, weights, first_chars = _markers()
-    first = first_chars.search(text)  # a one-class scan: most texts hold no marker at all
-    if first is None:
-        return 0.0
-    total = sum(weights[marker] for marker in pattern.findall(text, first.start()))
-    return total / max(len(text), _MIN_LENGTH)
+    """The marker density of the most Cantonese clause (or sentence) of the text; 0.0 for Mandarin."""
+    return max((density for _, density in _scored_units(text)), default=0.0)
 
 
 def is_cantonese(score: float) -> bool:
-    """True when a cantonese_score is high enough for the dialect rewrite to run."""
+    """True when a cantonese_score says some clause is Cantonese, so the dialect rewrite has work to do."""
     return score >= CANTONESE_THRESHOLD
 
 
-def dialect_edits(text: str) -> list[Edit]:
-    """Edits replacing Cantonese wording by Mandarin, longest match first, honouring each entry's context."""
-    lexicon = load_lexicon()
-    edits: list[Edit] = []
-    resume = 0
-    for candidate in lexicon.first_chars.finditer(text):
-        position = candidate.start()
+def _choose(text: str, start: int, keys: list[tuple[int, tuple[LexiconEntry, ...]]]) -> tuple[int, str] | None:
+    """The longest key at `start` with an entry whose context holds: (its end, the Mandarin)."""
+    for end, entries in keys:
+        for entry in entries:
+            if entry.fits(text, start, end):
+                return end, entry.mandarin
+    return None
+
+
+def region_edits(text: str, start: int, end: int, lexicon: Lexicon) -> Iterator[Edit]:
+    """Edits for text[start:end], longest key first at each position, contexts read from the whole text."""
+    keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]] = {}
+    for number, key_start, key_end in lexicon.index.occurrences(text[start:end]):
+        keys_at.setdefault(start + key_start, []).append((start + key_end, lexicon.index.values[number]))
+    resume = start
+    for position in sorted(keys_at):
         if position < resume:
             continue
-        pattern, group = lexicon.by_first_char[candidate.group()]
-        match = pattern.match(text, position)  # lookbehinds still see the text before `position`
-        if match is None:
+        chosen = _choose(text, position, sorted(keys_at[position], key=lambda key: -key[0]))
+        if chosen is None:
             continue
-        resume = match.end()
-        entry = group[(match.lastindex or 1) - 1]
-        mandarin = entry.mandarin
+        key_end, mandarin = chosen
+        resume = key_end
         # 喺广州用紧 already says 在 once: 在广州用, not 在广州在用
         if (
             mandarin.startswith("在")
-            and entry.cantonese.endswith(("緊", "紧"))
-            and _LOCATIVE.search(_CLAUSE_BREAK.split(text[max(0, match.start() - 40) : match.start()])[-1])
+            and text[key_end - 1] in "緊紧"
+            and _LOCATIVE.search(_LOCATIVE_BREAK.split(text[max(0, position - 40) : position])[-1])
         ):
             mandarin = mandarin[1:]
-        edits.append((match.start(), match.end(), mandarin))
-    return edits
+        yield position, key_end, mandarin
+
+
+def dialect_edits(text: str) -> list[Edit]:
+    """Edits replacing Cantonese wording by Mandarin in the Cantonese clauses of the text only."""
+    regions = cantonese_regions(text)
+    if not regions:
+        return []
+    lexicon = load_lexicon()
+    return [edit for start, end in regions for edit in region_edits(text, start, end, lexicon)]
