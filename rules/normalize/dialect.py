@@ -13,6 +13,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator
 from functools import cache
+from typing import NamedTuple
 
 from rules.normalize.dialect_lexicon import DATA, Lexicon, LexiconEntry, load_lexicon, read_table, script_forms
 from rules.normalize.offsets import Edit
@@ -26,6 +27,7 @@ MARKERS_FILE = DATA / "cantonese_markers.tsv"
 # that one weak marker in a two-character fragment does not decide alone: one sure marker per 25 characters.
 CANTONESE_THRESHOLD = 0.04
 _MIN_LENGTH = 10
+_SINGLE_MARKER_LENGTH = 20
 _SENTENCE = re.compile("[^。！？；!?;\n]*[。！？；!?;\n]?")
 _CLAUSE_BREAK = re.compile("[，：、,:]")
 _QUOTE = re.compile("“[^”\n]*”|‘[^’\n]*’|《[^》\n]*》|「[^」\n]*」|『[^』\n]*』")
@@ -72,7 +74,15 @@ class _Weights:
 
 
 def _density(weight: float, length: int) -> float:
+    """Marker weight per character of a sentence; one sure marker alone in a long one reads as a name or a loan."""
+    if length > _SINGLE_MARKER_LENGTH and weight < 2.0:
+        return 0.0
     return weight / max(length, _MIN_LENGTH)
+
+
+def _clause_density(weight: float, length: int) -> float:
+    """A clause decides alone only on two markers' weight: one could be a name (陈啲明) in a Mandarin sentence."""
+    return weight / max(length, _MIN_LENGTH) if weight >= 2.0 else 0.0
 
 
 def _clauses(text: str, start: int, end: int) -> Iterator[Span]:
@@ -85,25 +95,62 @@ def _clauses(text: str, start: int, end: int) -> Iterator[Span]:
         yield clause_start, end
 
 
+class _Sentence(NamedTuple):
+    """A sentence, its quotations, and the marker density of what lies outside them."""
+
+    start: int
+    end: int
+    quotes: list[Span]
+    density: float
+
+
+def _sentences(text: str, weights: _Weights) -> list[_Sentence]:
+    """The sentences of the text, each with its own density (quotations left out of it)."""
+    sentences: list[_Sentence] = []
+    for match in _SENTENCE.finditer(text):
+        start, end = match.span()
+        if start == end:
+            continue
+        if weights.within(start, end) == 0:
+            sentences.append(_Sentence(start, end, [], 0.0))
+            continue
+        quotes = [quote.span() for quote in _QUOTE.finditer(text, start, end)]
+        quoted_weight = sum(weights.within(*quote) for quote in quotes)
+        quoted_length = sum(quote_end - quote_start for quote_start, quote_end in quotes)
+        density = _density(weights.within(start, end) - quoted_weight, end - start - quoted_length)
+        sentences.append(_Sentence(start, end, quotes, density))
+    return sentences
+
+
+def _supported(text: str, sentences: list[_Sentence], index: int) -> float:
+    """A sentence's density, or for a short one (好啦！) the higher density of its neighbours on the same line."""
+    sentence = sentences[index]
+    if sentence.end - sentence.start > _MIN_LENGTH:
+        return sentence.density
+    density = sentence.density
+    if index > 0 and text[sentence.start - 1] != "\n":
+        density = max(density, sentences[index - 1].density)
+    if index + 1 < len(sentences) and text[sentence.end - 1] != "\n":
+        density = max(density, sentences[index + 1].density)
+    return density
+
+
 def _scored_units(text: str) -> Iterator[tuple[Span, float]]:
     """Every clause and quotation of the text with the density that decides whether it is rewritten."""
     weights = _Weights(text)
     if not weights.starts:
         return
-    for sentence in _SENTENCE.finditer(text):
-        start, end = sentence.span()
-        if start == end or weights.within(start, end) == 0:
+    sentences = _sentences(text, weights)
+    for index, sentence in enumerate(sentences):
+        sentence_density = _supported(text, sentences, index)
+        if sentence_density == 0 and weights.within(sentence.start, sentence.end) == 0:
             continue
-        quotes = [quote.span() for quote in _QUOTE.finditer(text, start, end)]
-        quoted_weight = sum(weights.within(*quote) for quote in quotes)
-        quoted_length = sum(quote_end - quote_start for quote_start, quote_end in quotes)
-        outside_length = end - start - quoted_length
-        sentence_density = _density(weights.within(start, end) - quoted_weight, outside_length)
-        for clause_start, clause_end in _outside(start, end, quotes):
+        outside_length = sentence.end - sentence.start - sum(end - start for start, end in sentence.quotes)
+        for clause_start, clause_end in _outside(sentence.start, sentence.end, sentence.quotes):
             for clause in _clauses(text, clause_start, clause_end):
-                own = _density(weights.within(*clause), clause[1] - clause[0])
+                own = _clause_density(weights.within(*clause), clause[1] - clause[0])
                 yield clause, max(own, sentence_density)
-        for quote in quotes:
+        for quote in sentence.quotes:
             # A quotation speaks for itself only when the sentence around it is (almost) nothing else.
             alone = outside_length <= 3
             own = _density(weights.within(*quote), quote[1] - quote[0]) if alone else 0.0

@@ -10,8 +10,9 @@ Inputs (never the dialect evaluation pairs):
   text of those corpora reaches the table.
 
 What is kept, and why:
-- Multi-character keys only: a single character is too ambiguous to rewrite without context; the hand-written
-  grammar rules (`cantonese_mandarin.tsv`) cover single characters, with contexts.
+- The common single characters (佢 嘅 啲 咁 …) are the hand-written grammar rules' (`cantonese_mandarin.tsv`,
+  with contexts), which win over this table; a single-character key of this table must be one that Mandarin
+  does not use (below) and its target must come from kaifangcidian, whose entries are written in this direction.
 - A key that is itself ordinary Mandarin once simplified (a common jieba word, or found in the Mandarin corpora,
   or listed as its own target) is dropped: the mined table has no contexts, so it must never change Mandarin.
 - A target must be plain Chinese (no punctuation or ellipsis), at most two characters longer than its key and at
@@ -155,6 +156,8 @@ def choose(
         return None, "grammar rules render it"  # the rules' word-by-word Mandarin is attested: no paraphrase
     scored: list[tuple[float, int, str, Candidate]] = []
     for option in options:
+        if len(key) == 1 and "kaifangcidian" not in option.sources:
+            continue
         frequency = _attested(option.target, words, counts)
         if frequency == 0:
             continue
@@ -173,13 +176,13 @@ def build(shared: Path) -> tuple[list[Choice], Counter[str]]:
     """Choose a target for every usable key; return the rows and how many keys each reason dropped."""
     pairs = read_pairs(shared / "train" / "dialect_lexicon.tsv")
     hk2s = converter("hk2s").convert
-    keys = sorted(key for key in pairs if len(key) > 1 and _HAN_ONLY.fullmatch(key))
+    keys = sorted(key for key in pairs if _HAN_ONLY.fullmatch(key))
     options = {key: candidates(key, pairs[key]) for key in keys}
     wanted = {hk2s(key) for key in keys} | {option.target for group in options.values() for option in group}
     wanted |= {composition(key) for key in keys}
     counts = corpus_counts(wanted, mandarin_texts(shared))
     words = jieba_frequencies()
-    reasons: Counter[str] = Counter({"single character": sum(1 for key in pairs if len(key) == 1)})
+    reasons: Counter[str] = Counter()
     chosen: list[Choice] = []
     for key in keys:
         choice, reason = choose(key, options[key], words, counts)
