@@ -15,7 +15,15 @@ from collections.abc import Iterator
 from functools import cache
 from typing import NamedTuple
 
-from rules.normalize.dialect_lexicon import DATA, Lexicon, LexiconEntry, load_lexicon, read_table, script_forms
+from rules.normalize.dialect_lexicon import (
+    DATA,
+    MINED_FILE,
+    Lexicon,
+    LexiconEntry,
+    load_lexicon,
+    read_table,
+    script_forms,
+)
 from rules.normalize.offsets import Edit
 from rules.term_search import TermIndex
 
@@ -27,6 +35,7 @@ MARKERS_FILE = DATA / "cantonese_markers.tsv"
 # that one weak marker in a two-character fragment does not decide alone: one sure marker per 25 characters.
 CANTONESE_THRESHOLD = 0.04
 _MIN_LENGTH = 10
+MINED_KEY_WEIGHT = 0.35
 _SINGLE_MARKER_LENGTH = 20
 _SENTENCE = re.compile("[^。！？；!?;\n]*[。！？；!?;\n]?")
 _CLAUSE_BREAK = re.compile("[，：、,:]")
@@ -44,6 +53,11 @@ def _markers() -> tuple[TermIndex[float], re.Pattern[str]]:
     for marker, weight in rows:
         for form in script_forms(marker):
             weights.setdefault(form, float(weight))
+    # The mined table's keys are words Mandarin does not use (the build drops the others): weak evidence each.
+    _, mined_rows = read_table(MINED_FILE)
+    for row in mined_rows:
+        for form in script_forms(row[0]):
+            weights.setdefault(form, MINED_KEY_WEIGHT)
     first_chars = re.compile("[" + "".join(map(re.escape, dict.fromkeys(form[0] for form in weights))) + "]")
     return TermIndex(weights.items()), first_chars
 
@@ -190,37 +204,60 @@ def is_cantonese(score: float) -> bool:
     return score >= CANTONESE_THRESHOLD
 
 
-def _choose(text: str, start: int, keys: list[tuple[int, tuple[LexiconEntry, ...]]]) -> tuple[int, str] | None:
-    """The longest key at `start` with an entry whose context holds: (its end, the Mandarin)."""
-    for end, entries in keys:
-        for entry in entries:
-            if entry.fits(text, start, end):
-                return end, entry.mandarin
+def _fitting(text: str, start: int, end: int, entries: tuple[LexiconEntry, ...]) -> str | None:
+    """The Mandarin of the first entry whose context holds around text[start:end], or None."""
+    for entry in entries:
+        if entry.fits(text, start, end):
+            return entry.mandarin
     return None
 
 
+def _segment(text: str, keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]]) -> Iterator[Edit]:
+    """The keys to rewrite: the most Cantonese characters covered, then the fewest keys (longest ones).
+
+    A dynamic programme over the key positions, right to left; on a tie the later key wins, which reads 去街市
+    as 去 + 街市 (market), not 去街 (go out) + 市.
+    """
+    positions = sorted(keys_at)
+    best: list[tuple[int, int]] = [(0, 0)] * (len(positions) + 1)  # (covered, -keys) from positions[i] on
+    choice: list[tuple[int, str, int] | None] = [None] * len(positions)  # (end, mandarin, next index)
+    for index in range(len(positions) - 1, -1, -1):
+        start = positions[index]
+        best[index] = best[index + 1]
+        for end, entries in keys_at[start]:
+            mandarin = _fitting(text, start, end, entries)
+            if mandarin is None:
+                continue
+            following = bisect_left(positions, end, index + 1)
+            value = (best[following][0] + end - start, best[following][1] - 1)
+            if value > best[index]:
+                best[index] = value
+                choice[index] = (end, mandarin, following)
+    index = 0
+    while index < len(positions):
+        chosen = choice[index]
+        if chosen is None:
+            index += 1
+            continue
+        end, mandarin, following = chosen
+        yield positions[index], end, mandarin
+        index = following
+
+
 def region_edits(text: str, start: int, end: int, lexicon: Lexicon) -> Iterator[Edit]:
-    """Edits for text[start:end], longest key first at each position, contexts read from the whole text."""
+    """Edits for text[start:end] (see _segment), contexts read from the whole text."""
     keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]] = {}
     for number, key_start, key_end in lexicon.index.occurrences(text[start:end]):
         keys_at.setdefault(start + key_start, []).append((start + key_end, lexicon.index.values[number]))
-    resume = start
-    for position in sorted(keys_at):
-        if position < resume:
-            continue
-        chosen = _choose(text, position, sorted(keys_at[position], key=lambda key: -key[0]))
-        if chosen is None:
-            continue
-        key_end, mandarin = chosen
-        resume = key_end
+    for key_start, key_end, mandarin in _segment(text, keys_at):
         # 喺广州用紧 already says 在 once: 在广州用, not 在广州在用
         if (
             mandarin.startswith("在")
             and text[key_end - 1] in "緊紧"
-            and _LOCATIVE.search(_LOCATIVE_BREAK.split(text[max(0, position - 40) : position])[-1])
+            and _LOCATIVE.search(_LOCATIVE_BREAK.split(text[max(0, key_start - 40) : key_start])[-1])
         ):
             mandarin = mandarin[1:]
-        yield position, key_end, mandarin
+        yield key_start, key_end, mandarin
 
 
 def dialect_edits(text: str) -> list[Edit]:

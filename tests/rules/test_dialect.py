@@ -65,7 +65,8 @@ def test_grammar_rules_win_over_the_mined_table() -> None:
 
 
 def test_mined_table_rewrites_words_the_grammar_rules_lack() -> None:
-    assert normalize("件衫有個窿，我哋去劏雞。").text == "件衣服有个洞，我们去杀鸡。"
+    assert "餸" not in [row[0] for row in read_table(GRAMMAR_FILE)[1]]
+    assert normalize("佢成日喺屋企食餸。").text == "他经常在家吃菜。"
 
 
 @pytest.mark.parametrize(

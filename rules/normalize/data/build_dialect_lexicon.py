@@ -49,7 +49,7 @@ VERSION = "2026.1"
 SOURCES = {"msgchi-cmn2yue": "msgchi", "kaifangcidian-yue": "kaifangcidian"}
 _HAN_ONLY = re.compile(r"[\u3400-\u9fff\U00020000-\U0003ffff]+")
 # A key simplified is ordinary Mandarin from this jieba frequency on, or from this many corpus occurrences.
-MANDARIN_WORD_FREQUENCY = 20
+MANDARIN_WORD_FREQUENCY = 5
 MANDARIN_CORPUS_COUNT = 2
 BOTH_SOURCES_BONUS = 3.0
 KAIFANGCIDIAN_BONUS = 0.5
