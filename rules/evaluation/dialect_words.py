@@ -3,8 +3,9 @@
 Definition (reported by `evaluate dialect` as `word_accuracy`):
 - The scored words are those of `data/cantonese_standard_words.tsv`: Cantonese words whose standard written
   rendering is one word (喺 → 在, 依家 → 现在, 點解 → 为什么, …), listed from the language, not from the pairs.
-- Each source sentence is searched for them leftmost-longest, in its written and hk2s forms (唔係 is one
-  occurrence of 唔係, not one of 唔 and one of 係).
+- Each source sentence is searched for them leftmost-longest, in their written and hk2s forms (唔係 is one
+  occurrence of 唔係, not one of 唔 and one of 係); a word marked `as-written` only as written (係, whose hk2s
+  form 系 is a Mandarin character).
 - An occurrence is rewritten correctly when the normalized characters that come from it (through the offset map:
   every output character whose original range overlaps the occurrence) contain its rendering and no longer
   contain the Cantonese word. 喺度 → 在这里 holds 在: correct; 喺 left as 喺: wrong; 喺 dropped: wrong.
@@ -34,8 +35,8 @@ def standard_words(path: Path = WORDS_FILE) -> tuple[AhoCorasick, tuple[str, ...
     """A leftmost-longest automaton over every form of the scored words, each form's word and rendering."""
     _, rows = read_table(path)
     forms: dict[str, tuple[str, str]] = {}
-    for word, rendering in rows:
-        for form in script_forms(word):
+    for word, rendering, *flags in rows:
+        for form in [word] if "as-written" in flags else script_forms(word):
             forms.setdefault(form, (word, rendering))
     keys = list(forms)
     automaton = AhoCorasick(keys, matchkind=MatchKind.LeftmostLongest)
