@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from ahocorasick_rs import Implementation
+
 from rules.normalize.canonical import CJK
 from rules.normalize.script import converter
 from rules.term_search import TermIndex
@@ -113,5 +115,5 @@ def load_lexicon(grammar: Path = GRAMMAR_FILE, mined: Path | None = MINED_FILE) 
             if form not in grammar_keys and form not in by_key:
                 by_key[form] = [LexiconEntry(form, mandarin, None, None)]
     version = f"{_header(grammar_lines, 'version')}+{_header(mined_lines, 'id')}@{_header(mined_lines, 'version')}"
-    index = TermIndex((key, tuple(entries)) for key, entries in by_key.items())
+    index = TermIndex(((key, tuple(entries)) for key, entries in by_key.items()), Implementation.ContiguousNFA)
     return Lexicon(_header(grammar_lines, "id"), version, index)
