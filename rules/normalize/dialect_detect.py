@@ -185,18 +185,21 @@ def _scored_units(text: str) -> tuple[tuple[Span, float], ...]:
 
 
 def _units(text: str, sentences: dict[int, _Sentence], weights: _Weights) -> Iterator[tuple[Span, float]]:
+    """A Cantonese sentence as one unit, quotations included; in another, its clauses and lone quotation."""
     for number in sorted(sentences):
         sentence = sentences[number]
-        sentence_density = _supported(text, sentences, number)
+        density = _supported(text, sentences, number)
+        if density >= CANTONESE_THRESHOLD:
+            yield (sentence.start, sentence.end), density
+            continue
         outside_length = sentence.end - sentence.start - sum(end - start for start, end in sentence.quotes)
-        for part_start, part_end in _outside(sentence.start, sentence.end, sentence.quotes):
-            for clause in _clauses(text, part_start, part_end):
-                own = _clause_density(weights.within(*clause), clause[1] - clause[0])
-                yield clause, max(own, sentence_density)
-        for quote in sentence.quotes:
-            # A quotation speaks for itself only when the sentence around it is (almost) nothing else.
-            own = _density(weights.within(*quote), quote[1] - quote[0]) if outside_length <= 3 else 0.0
-            yield quote, max(own, sentence_density)
+        if weights.within(sentence.start, sentence.end) >= _TWO_MARKERS:  # else no clause decides alone
+            for part_start, part_end in _outside(sentence.start, sentence.end, sentence.quotes):
+                for clause in _clauses(text, part_start, part_end):
+                    yield clause, max(_clause_density(weights.within(*clause), clause[1] - clause[0]), density)
+        if outside_length <= 3:  # a quotation speaks for itself when the sentence is (almost) nothing else
+            for quote in sentence.quotes:
+                yield quote, max(_density(weights.within(*quote), quote[1] - quote[0]), density)
 
 
 def cantonese_regions(text: str) -> list[Span]:
