@@ -61,20 +61,31 @@ def _segment(text: str, keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, .
         index = following
 
 
+def _passes(regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Stretches to scan: regions closer than their own length are scanned together (fewer automaton calls)."""
+    stretches: list[tuple[int, int]] = []
+    for start, end in regions:
+        if stretches and start - stretches[-1][1] <= end - start:
+            stretches[-1] = (stretches[-1][0], end)
+        else:
+            stretches.append((start, end))
+    return stretches
+
+
 def region_edits(text: str, regions: list[tuple[int, int]], lexicon: Lexicon) -> Iterator[Edit]:
     """Edits for the keys inside the sorted, disjoint regions (see _segment); contexts read from the whole text."""
     if not regions:
         return
-    first, last = regions[0][0], regions[-1][1]
-    starts = [start for start, _ in regions]
     keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]] = {}
-    # One automaton pass from the first region to the last, keeping the keys that lie inside one region.
-    for number, key_start, key_end in lexicon.index.occurrences(text[first:last]):
-        key_start += first
-        key_end += first
-        region = bisect_right(starts, key_start) - 1
-        if region >= 0 and key_end <= regions[region][1]:
-            keys_at.setdefault(key_start, []).append((key_end, lexicon.index.values[number]))
+    starts = [start for start, _ in regions]
+    for first, last in _passes(regions):
+        # One automaton pass per stretch of close regions, keeping the keys that lie inside one region.
+        for number, key_start, key_end in lexicon.index.occurrences(text[first:last]):
+            key_start += first
+            key_end += first
+            region = bisect_right(starts, key_start) - 1
+            if region >= 0 and key_end <= regions[region][1]:
+                keys_at.setdefault(key_start, []).append((key_end, lexicon.index.values[number]))
     for key_start, key_end, mandarin in _segment(text, keys_at):
         # 喺广州用紧 already says 在 once: 在广州用, not 在广州在用
         if (

@@ -12,7 +12,7 @@ left alone, a Cantonese ticket's reported speech is rewritten.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Iterator
 from functools import cache, lru_cache
 from typing import NamedTuple
@@ -32,6 +32,7 @@ _SINGLE_MARKER_LENGTH = 20
 _TWO_MARKERS = 2.0
 MINED_KEY_WEIGHT = 0.35
 _SENTENCE_END = re.compile("[。！？；!?;\n]")
+_LOOKBACK = 400
 _CLAUSE_BREAK = re.compile("[，：、,:]")
 _QUOTE = re.compile("“[^”\n]*”|‘[^’\n]*’|《[^》\n]*》|「[^」\n]*」|『[^』\n]*』")
 Span = tuple[int, int]
@@ -110,8 +111,21 @@ def _sentence(text: str, start: int, end: int, weights: _Weights) -> _Sentence:
     return _Sentence(start, end, quotes, density)
 
 
+def _sentence_bounds(text: str, position: int) -> Span:
+    """The sentence holding `position` (a sentence longer than _LOOKBACK before it starts _LOOKBACK back)."""
+    found = _SENTENCE_END.search(text, position)
+    end = found.end() if found else len(text)
+    start = max(0, position - _LOOKBACK)
+    for match in _SENTENCE_END.finditer(text, start, position):
+        start = match.end()
+    return start, end
+
+
 def _candidate_sentences(text: str) -> tuple[dict[int, _Sentence], _Weights] | None:
-    """The sentences holding a marker and their neighbours (by sentence number), with the evidence weights."""
+    """The sentences holding a marker and their neighbours (by start), with the evidence weights.
+
+    Sentence bounds are found around the markers only, so a long Mandarin text with one marker costs little.
+    """
     markers = _markers()
     first = markers.first_chars.search(text)  # a one-class scan: most texts hold no marker at all
     if first is None:
@@ -120,34 +134,37 @@ def _candidate_sentences(text: str) -> tuple[dict[int, _Sentence], _Weights] | N
     marker_hits = [(match.start(), weight[match.group()]) for match in markers.pattern.finditer(text, first.start())]
     if not marker_hits:
         return None
-    mined = markers.mined
-    ends = [match.end() for match in _SENTENCE_END.finditer(text)]
-    if not ends or ends[-1] < len(text):
-        ends.append(len(text))
-    numbers = {bisect_right(ends, start) for start, _ in marker_hits}
-    numbers |= {number + step for number in numbers for step in (-1, 1) if 0 <= number + step < len(ends)}
+    spans: set[Span] = set()
+    done = -1
+    for position, _ in marker_hits:
+        if position < done:
+            continue
+        start, done = _sentence_bounds(text, position)
+        spans.add((start, done))
+        if start > 0:
+            spans.add(_sentence_bounds(text, start - 1))
+        if done < len(text):
+            spans.add(_sentence_bounds(text, done))
     hits = marker_hits
-    for number in numbers:
-        start = ends[number - 1] if number else 0
-        hits += [(start + at, mined.values[key]) for key, at, _ in mined.occurrences(text[start : ends[number]])]
+    mined = markers.mined
+    for start, end in spans:
+        hits += [(start + at, mined.values[key]) for key, at, _ in mined.occurrences(text[start:end])]
     weights = _Weights(hits)
-    sentences = {
-        number: _sentence(text, ends[number - 1] if number else 0, ends[number], weights) for number in numbers
-    }
-    return sentences, weights
+    return {start: _sentence(text, start, end, weights) for start, end in spans}, weights
 
 
-def _supported(text: str, sentences: dict[int, _Sentence], number: int) -> float:
+def _supported(text: str, sentences: dict[int, _Sentence], ending_at: dict[int, _Sentence], start: int) -> float:
     """A sentence's density, or for a short one (好啦！) the higher density of its neighbours on the same line."""
-    sentence = sentences[number]
+    sentence = sentences[start]
     if sentence.end - sentence.start > _MIN_LENGTH:
         return sentence.density
     density = sentence.density
-    before, after = sentences.get(number - 1), sentences.get(number + 1)
-    if before is not None and text[sentence.start - 1] != "\n":
-        density = max(density, before.density)
+    after = sentences.get(sentence.end)
     if after is not None and text[sentence.end - 1] != "\n":
         density = max(density, after.density)
+    before = ending_at.get(sentence.start)
+    if before is not None and text[sentence.start - 1] != "\n":
+        density = max(density, before.density)
     return density
 
 
@@ -186,9 +203,10 @@ def _scored_units(text: str) -> tuple[tuple[Span, float], ...]:
 
 def _units(text: str, sentences: dict[int, _Sentence], weights: _Weights) -> Iterator[tuple[Span, float]]:
     """A Cantonese sentence as one unit, quotations included; in another, its clauses and lone quotation."""
-    for number in sorted(sentences):
-        sentence = sentences[number]
-        density = _supported(text, sentences, number)
+    ending_at = {sentence.end: sentence for sentence in sentences.values()}
+    for start in sorted(sentences):
+        sentence = sentences[start]
+        density = _supported(text, sentences, ending_at, start)
         if density >= CANTONESE_THRESHOLD:
             yield (sentence.start, sentence.end), density
             continue
