@@ -7,6 +7,7 @@ from django.db import models
 
 from contracts.hotline.departments_admin import seed_ticket_departments
 from contracts.learned.admin import organisations_retrain_now, reviewer_example_counts
+from contracts.legal.playbooks_admin import seed_contract_playbooks
 from contracts.models import (
     ApiKey,
     AuditEvent,
@@ -27,7 +28,7 @@ from contracts.models import (
 @admin.register(Organisation)
 class OrganisationAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "created_at", "reviewer_examples"]
-    actions = [seed_ticket_departments, organisations_retrain_now]
+    actions = [seed_ticket_departments, seed_contract_playbooks, organisations_retrain_now]
 
     @admin.display(description="reviewer examples")
     def reviewer_examples(self, organisation: Organisation) -> str:

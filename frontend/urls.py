@@ -3,7 +3,7 @@ cases, organisation admin and invitations."""
 
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 
 from frontend import (
     case_views,
@@ -11,6 +11,7 @@ from frontend import (
     hotspot_views,
     invitation_views,
     org_views,
+    report_views,
     review_views,
     search_views,
     views,
@@ -26,6 +27,11 @@ urlpatterns = [
     path("submit/upload/", views.upload, name="upload"),
     path("jobs/", views.jobs, name="jobs"),
     path("documents/<uuid:document_id>/", views.result, name="result"),
+    re_path(
+        r"^documents/(?P<document_id>[0-9a-f-]{36})/report\.(?P<file_format>docx|pdf)$",
+        report_views.report,
+        name="result_report",
+    ),
     path("hotspots/", hotspot_views.hotspots, name="hotspots"),
     path("dispatch/", dispatch_views.queue, name="dispatch"),
     path("search/", search_views.search, name="search"),

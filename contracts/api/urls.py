@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 from rest_framework.routers import DefaultRouter
@@ -11,6 +11,7 @@ from contracts.api.case_views import CaseViewSet
 from contracts.api.hotspot_views import HotspotsView
 from contracts.api.learning_views import ModelRollbackView, ModelVersionListView, ReviewerExamplesExportView
 from contracts.api.progress_views import TicketProgressView
+from contracts.api.report_views import DocumentReportView
 from contracts.api.review_views import ReviewTaskViewSet
 from contracts.api.search_views import SearchView
 from contracts.api.views import DocumentViewSet, JobViewSet
@@ -44,5 +45,10 @@ urlpatterns = [
     path("models/", ModelVersionListView.as_view(), name="model-versions"),
     path("models/<slug:name>/rollback/", ModelRollbackView.as_view(), name="model-rollback"),
     path("documents/<uuid:document_id>/progress/", TicketProgressView.as_view(), name="document-progress"),
+    re_path(
+        r"^documents/(?P<document_id>[0-9a-fA-F-]{36})/report\.(?P<file_format>docx|pdf)$",
+        DocumentReportView.as_view(),
+        name="document-report",
+    ),
     *router.urls,
 ]

@@ -9,6 +9,7 @@ URL goes through a proxy that cannot exist, so even where the converter has the 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -17,7 +18,7 @@ from django.utils.translation import gettext_noop
 
 from contracts.intake.archives import archive_members, archive_open, xml_prolog_check
 from contracts.intake.errors import ExtractionError, ExtractionLimits
-from contracts.intake.sandbox import converter_require, run_converter, workspace
+from contracts.intake.sandbox import ConverterMissing, converter_require, converter_status, run_converter, workspace
 
 OLE2 = "application/x-ole-storage"  # .doc and Kingsoft .wps (and other OLE2 files, which LibreOffice refuses)
 RTF = "application/rtf"
@@ -85,32 +86,59 @@ def libreoffice_profile(folder: Path) -> Path:
     return profile
 
 
+def _soffice_argv(folder: Path, convert_to: str, source: Path) -> list[str]:
+    """The LibreOffice command that converts `source` into `folder`/out, with a fresh confined profile."""
+    return [
+        "soffice",
+        f"-env:UserInstallation={libreoffice_profile(folder).as_uri()}",
+        "--headless",
+        "--invisible",
+        "--nologo",
+        "--nodefault",
+        "--norestore",
+        "--nolockcheck",
+        "--convert-to",
+        convert_to,
+        "--outdir",
+        str(folder / "out"),
+        str(source),
+    ]
+
+
 def office_text(data: bytes, content_type: str, limits: ExtractionLimits) -> str:
     """Convert the document to UTF-8 text with LibreOffice; refuse what it cannot read or what is too long."""
     converter_require("office", _("A legacy Office document (.doc, .wps, .rtf, .odt)"))
     with workspace() as folder:
         source = folder / f"input{OFFICE_TYPES[content_type]}"
         source.write_bytes(data)
-        out = folder / "out"
-        argv = [
-            "soffice",
-            f"-env:UserInstallation={libreoffice_profile(folder).as_uri()}",
-            "--headless",
-            "--invisible",
-            "--nologo",
-            "--nodefault",
-            "--norestore",
-            "--nolockcheck",
-            "--convert-to",
-            "txt:Text (encoded):UTF8",
-            "--outdir",
-            str(out),
-            str(source),
-        ]
+        argv = _soffice_argv(folder, "txt:Text (encoded):UTF8", source)
         run_converter(argv, folder=folder, timeout_s=limits.conversion_timeout_s, what=gettext_noop("Office document"))
-        converted = out / "input.txt"
+        converted = folder / "out" / "input.txt"
         if not converted.exists():
             raise ExtractionError("invalid_office", _("LibreOffice could not read the document."))
         if converted.stat().st_size > 4 * limits.max_text_chars:
             raise ExtractionError("text_too_long", _("The document holds more text than DocGate accepts."))
         return converted.read_text(encoding="utf-8-sig", errors="replace").replace("\r\n", "\n")
+
+
+def office_pdf(docx_data: bytes, *, timeout_s: float, comments: bool = False) -> bytes:
+    """Convert a .docx that DocGate wrote to PDF with LibreOffice (the same confined door as uploads). With
+    `comments`, its Word comments go into the PDF: in the margin where LibreOffice can print them there
+    (ExportNotesInMargin; LibreOffice 7.4 has no such option and ignores it), and as PDF text annotations."""
+    state = converter_status("office")
+    if not state.available:
+        raise ConverterMissing(
+            "converter_missing",
+            _("A PDF cannot be made on this server (%(detail)s); the .docx report can.") % {"detail": state.detail},
+        )
+    options = {"ExportNotes": comments, "ExportNotesInMargin": comments}
+    filter_data = json.dumps({name: {"type": "boolean", "value": str(v).lower()} for name, v in options.items()})
+    with workspace() as folder:
+        source = folder / "report.docx"
+        source.write_bytes(docx_data)
+        argv = _soffice_argv(folder, f"pdf:writer_pdf_Export:{filter_data}", source)
+        run_converter(argv, folder=folder, timeout_s=timeout_s, what=gettext_noop("report"))
+        converted = folder / "out" / "report.pdf"
+        if not converted.exists():
+            raise ExtractionError("conversion_failed", _("LibreOffice could not convert the report to PDF."))
+        return converted.read_bytes()

@@ -147,7 +147,8 @@ def readiness() -> tuple[bool, dict[str, Any]]:
 
 def converters() -> dict[str, Any]:
     """The outside converters and whether each is installed: a missing one refuses its input types (scans and
-    images; .doc, .wps, .rtf, .odt) with what to install, and does not make the service unready. `isolation` is
+    images; .doc, .wps, .rtf, .odt) and, for `office`, a contract report's PDF (503) with what to install, and
+    does not make the service unready. `isolation` is
     how they are confined (bwrap, landlock, unshare or none), `isolation_lacks` what that level does not give."""
     states = {name: converter_status(name) for name in CONVERTERS}
     listed: dict[str, Any] = {

@@ -130,8 +130,27 @@ def _hidden(value: Any) -> Any:
     return value
 
 
+def _party_private(fields: StoredFinding) -> list[str]:
+    """What a party key term holds of personal data: its credit code or ID number, and a person's name."""
+    value = fields.get("value")
+    if fields.get("kind") != "term" or fields.get("label") != "party" or not isinstance(value, Mapping):
+        return []
+    private = [value.get("identifier")] + ([value.get("name")] if value.get("is_person") else [])
+    return [s for s in private if isinstance(s, str) and len(s) >= MIN_KNOWN_LENGTH]
+
+
 def _fields_masked(fields: StoredFinding, known: list[str], personal: bool) -> dict[str, Any]:
     shown = dict(fields)
+    if private := _party_private(fields):
+        # A party's credit code / ID (and a person's name) are hidden in its value and wherever it is quoted.
+        known = sorted({*known, *private}, key=len, reverse=True)
+        value = dict(fields["value"])
+        for key in ("identifier", "name") if value.get("is_person") else ("identifier",):
+            if isinstance(value.get(key), str):
+                value[key] = _hidden(value[key])
+        shown["value"] = value
+        if isinstance(fields.get("normalised"), str):
+            shown["normalised"] = quote_masked(fields["normalised"], known)
     for key in QUOTE_KEYS:
         if key in shown:
             shown[key] = _strings_masked(shown[key], known)

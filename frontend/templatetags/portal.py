@@ -58,6 +58,11 @@ LABELS: dict[str, Any] = {
     "both": _("Rule + LLM"),
     "clause": _("Clause"),
     "risk": _("Risk"),
+    "playbook": _("Playbook"),
+    # Playbook grades (rules.playbook)
+    "acceptable": _("Acceptable"),
+    "negotiate": _("Negotiate"),
+    "escalate": _("Escalate"),
     "entity": _("Entity"),
     "ticket_category": _("Category"),
     "urgency": _("Urgency"),

@@ -44,7 +44,10 @@ _PARTY_NAME_RE = re.compile(
     rf"(?P<role>{_ROLE_ALTERNATION})(?:[（(][^）)\n]{{0,12}}[）)])?[ \t　]*[：:][ \t　]*"
     r"(?P<name>[^\s，,。；;：:（(）)＿_…\-—]{2,40})"
 )
-_NOT_A_NAME_RE = re.compile(rf"^(?:{_ROLE_ALTERNATION})|签字|签章|盖章|日期|年月日|^[0-9]")
+# Form labels and seals are what a blank form prints after 甲方：, never a name.
+_NOT_A_NAME_RE = re.compile(
+    rf"^(?:{_ROLE_ALTERNATION})|签字|签章|盖章|公章|日期|年月日|^[0-9]|^章|^(?:姓名|名称|地址|住所|电话|手机|联系|身份证)"
+)
 _ANONYMISED_REGION_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z][0-9]{0,3}(?:省|市|区|县|镇|乡|街道|村)")
 # Inside a chain (北京市|海淀区|学院路街道) the next unit starts right where the previous one ended.
 # 小区 / 社区 / 园区 end in 区 but are places inside a district, not districts.

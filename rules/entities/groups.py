@@ -7,6 +7,8 @@ that is said, and where 甲方 is mentioned. So:
   before the name in the same clause of that line (委托方, 甲方) becomes one of its roles, and every later mention
   of such a role is a mention of that party. The first definition of a role wins (a signature block repeating
   `甲方：某某科技有限公司` is the same party again);
+- the role words a contract defines for one party (`rules.contract_terms.parties`: 委托方（以下简称甲方）：＿＿,
+  出租方：(甲方), 甲　方 in its signature block) are one group even while its name is blank;
 - a role never defined (a template's bare 甲方) is a party group of its own, keyed by the role;
 - amounts, dates, durations, percentages and every other label group by their normalised value (`CNY 5000`,
   `2024-03-01`, `30 day`), so 伍仟元 and 5000元 are one amount; an entity without a value groups by its text.
@@ -20,6 +22,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rules.contract_terms.model import Party
+from rules.contract_terms.parties import find_parties
 from rules.entities.expressions import PARTY_ROLES
 from rules.entities.model import Entity
 
@@ -114,16 +118,32 @@ def _party_definitions(text: str, entities: list[Entity], builder: _Builder) -> 
     return role_of
 
 
+def _link_defined_roles(text: str, role_of: dict[str, tuple[str, str]], builder: _Builder) -> None:
+    """Join the role words a contract defines for one party (委托方（以下简称甲方）：＿＿, 出租方：(甲方), 甲　方 and
+    its signature block) into one group, named or not."""
+    for term in find_parties(text):
+        party = term.value
+        if not isinstance(party, Party) or term.rule_id != "party.defined":
+            continue
+        key = next((role_of[role] for role in party.roles if role in role_of), ("PARTY", party.roles[0]))
+        roles = builder.roles.setdefault(key, [])
+        for role in party.roles:
+            role_of.setdefault(role, key)
+            if role not in roles:
+                roles.append(role)
+
+
 def entity_groups(text: str, entities: Iterable[Entity]) -> list[EntityGroup]:
     """Group the resolved entities of text (see the module docstring)."""
     ordered = sorted(entities, key=lambda e: (e.start, e.end))
     builder = _Builder()
     role_of = _party_definitions(text, ordered, builder)
+    _link_defined_roles(text, role_of, builder)
     for entity in ordered:
         if entity.label == "PARTY":
             if entity.rule_id == NAMED_PARTY_RULE:
                 continue  # registered with its definition
-            role = entity.text
+            role = _compact(entity.text)
             key = role_of.get(role)
             if key is None:
                 key = ("PARTY", role)

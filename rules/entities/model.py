@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-ENTITY_PACK = ("entities", "2026.11.1")
+ENTITY_PACK = ("entities", "2026.12.1")
 
 # Among equally long overlapping candidates the more specific label wins (a checksum beats a shape).
 LABEL_PRIORITY = {

@@ -42,9 +42,9 @@ TEXT_FINDERS: tuple[Callable[[str], list[Entity]], ...] = (
     find_anonymised_regions,
     find_cued_addresses,
 )
-# Ruler hits for a bare role inside a longer word (购买方式, 买方案) are not parties.
-_ROLE_VETO_BEFORE = frozenset("购")
-_ROLE_VETO_AFTER = frozenset("式法案面")
+# Ruler hits for a bare role inside a longer word (购买方式, 买方案, 投资方向, 提供方) are not parties.
+_ROLE_VETO_BEFORE = frozenset("购提")
+_ROLE_VETO_AFTER = frozenset("式法案面向")
 
 
 def _ruler_entities(doc: Doc) -> list[Entity]:

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contracts', '0014_search'),
+        ('contracts', '0015_contract_playbooks'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
