@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from django.utils.translation import gettext as _
 
 from contracts.intake.errors import ExtractionError, ExtractionLimits
+from contracts.intake.reading_order import Glyph, reading_order_text
 
 # PDFium may be called from one thread at a time per process, even for different documents (pypdfium2's rule).
 _PDFIUM_LOCK = threading.Lock()
@@ -63,9 +64,29 @@ class PdfPage(NamedTuple):
         return self.has_image and not self.text.strip()
 
 
+def _glyphs(textpage: Any, pdfium_c: Any) -> Iterator[Glyph]:
+    """Every character of a PDFium text page in stream order, with its loose box (the font's full height, so
+    every glyph of a line shares one top and bottom); UTF-16 surrogate pairs come back as one character."""
+    count = textpage.count_chars()
+    index = 0
+    while index < count:
+        code = pdfium_c.FPDFText_GetUnicode(textpage.raw, index)
+        box = textpage.get_charbox(index, loose=True)
+        index += 1
+        if 0xD800 <= code < 0xDC00 and index < count:
+            low = pdfium_c.FPDFText_GetUnicode(textpage.raw, index)
+            if 0xDC00 <= low < 0xE000:
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                index += 1
+        if code == 0 or 0xD800 <= code < 0xE000:
+            continue  # no Unicode for the glyph, or half a pair: nothing a reader could be given
+        yield Glyph(chr(code), *box)
+
+
 def pdf_pages(data: bytes, limits: ExtractionLimits) -> list[PdfPage]:
-    """Every page's text layer in reading order (lines end in \n). PDFium drops the duplicate glyphs a fake-bold
-    rendering draws over each other ("第第三三条条" reads 第三条)."""
+    """Every page's text layer in visual reading order, rebuilt from PDFium's character boxes
+    (`contracts.intake.reading_order`: lines, then blocks and columns), lines ending in \n. PDFium drops the
+    duplicate glyphs a fake-bold rendering draws over each other ("第第三三条条" reads 第三条)."""
     import pypdfium2 as pdfium  # heavy: the PDFium library, loaded only for PDF uploads
     import pypdfium2.raw as pdfium_c  # heavy: as above
 
@@ -76,7 +97,7 @@ def pdf_pages(data: bytes, limits: ExtractionLimits) -> list[PdfPage]:
             try:
                 page = document[number]
                 textpage = page.get_textpage()
-                text = textpage.get_text_range()
+                text = reading_order_text(_glyphs(textpage, pdfium_c))
                 # Only a page without text can need OCR, so only such a page is searched for an image.
                 has_image = not text.strip() and any(
                     True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2)
