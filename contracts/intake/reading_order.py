@@ -35,6 +35,9 @@ _SAME_LINE = 0.5
 _RUN_JUMP = 3.0
 # A gap between two runs of one line wider than this share of the line height reads as a space.
 _WORD_GAP = 0.3
+# Real layouts nest a few levels deep; a page built so that each cut peels off one line would otherwise recurse
+# once per line, so past this depth a region is simply read line by line.
+_MAX_DEPTH = 40
 # A column is at least this many line heights wide (list numbers drawn apart from their text are narrower).
 _COLUMN_WIDTH = 6.0
 # A vertical cut needs a gutter at least this share of the median line height (a space is not a column).
@@ -131,10 +134,12 @@ def _columns(runs: list[Run], gutters: list[tuple[float, float]], line: float) -
     return columns >= 2
 
 
-def _xy_order(runs: list[Run], gutter: float) -> list[Run]:
+def _xy_order(runs: list[Run], gutter: float, depth: int = 0) -> list[Run]:
     """Order runs by recursive XY cuts at the widest empty band (see the module docstring)."""
     if len(runs) <= 1:
         return runs
+    if depth >= _MAX_DEPTH:
+        return _by_lines(runs)
     across = _gaps([(run.bottom, run.top) for run in runs])
     down = [gap for gap in _gaps([(run.left, run.right) for run in runs]) if gap[1] - gap[0] >= gutter]
     if down and not _columns(runs, down, gutter / _GUTTER):
@@ -152,7 +157,7 @@ def _xy_order(runs: list[Run], gutter: float) -> list[Run]:
         regions[sum(centre > cut for cut in cuts)].append(run)
     if not vertical:
         regions.reverse()  # PDF y grows upwards: the highest band is read first
-    return [run for region in regions for run in _xy_order(region, gutter)]
+    return [run for region in regions for run in _xy_order(region, gutter, depth + 1)]
 
 
 def _joined(ordered: Sequence[Run]) -> str:

@@ -71,3 +71,12 @@ def test_runs_break_at_line_breaks_jumps_back_and_new_baselines() -> None:
     assert ["".join(run.text) for run in runs_of(glyphs)] == ["甲乙", "丙", "丁"]
     assert reading_order_text(glyphs) == "甲乙\n丁\n丙"
     assert reading_order_text([]) == ""
+
+
+def test_a_page_built_to_nest_cuts_deeply_is_still_read_top_down() -> None:
+    # Line gaps growing by 30 % each: every cut peels off one line, a recursion as deep as the page is long.
+    glyphs, y = [], 0.0
+    for number in range(1100):
+        glyphs += [Glyph(str(number % 10), 0, y, 6, y + 10), Glyph("\n", 6, y, 6, y + 10)]
+        y -= 10 + 1.3**number
+    assert reading_order_text(glyphs) == "\n".join(str(number % 10) for number in range(1100))
