@@ -67,20 +67,24 @@ class PdfPage(NamedTuple):
 def _glyphs(textpage: Any, pdfium_c: Any) -> Iterator[Glyph]:
     """Every character of a PDFium text page in stream order, with its loose box (the font's full height, so
     every glyph of a line shares one top and bottom); UTF-16 surrogate pairs come back as one character."""
-    count = textpage.count_chars()
+    raw, count = textpage.raw, textpage.count_chars()
+    unicode_of, box_of = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_GetLooseCharBox
+    rect = pdfium_c.FS_RECTF()  # one buffer for every call: this loop runs once per character of the document
     index = 0
     while index < count:
-        code = pdfium_c.FPDFText_GetUnicode(textpage.raw, index)
-        box = textpage.get_charbox(index, loose=True)
+        code = unicode_of(raw, index)
+        if not box_of(raw, index, rect):
+            index += 1
+            continue
         index += 1
         if 0xD800 <= code < 0xDC00 and index < count:
-            low = pdfium_c.FPDFText_GetUnicode(textpage.raw, index)
+            low = unicode_of(raw, index)
             if 0xDC00 <= low < 0xE000:
                 code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 index += 1
         if code == 0 or 0xD800 <= code < 0xE000:
             continue  # no Unicode for the glyph, or half a pair: nothing a reader could be given
-        yield Glyph(chr(code), *box)
+        yield Glyph(chr(code), rect.left, rect.bottom, rect.right, rect.top)
 
 
 def pdf_pages(data: bytes, limits: ExtractionLimits) -> list[PdfPage]:

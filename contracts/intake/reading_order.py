@@ -58,11 +58,6 @@ class Run:
     def height(self) -> float:
         return max(self.top - self.bottom, 0.0)
 
-    def add(self, glyph: Glyph) -> None:
-        self.text.append(glyph.text)
-        self.left, self.right = min(self.left, glyph.left), max(self.right, glyph.right)
-        self.bottom, self.top = min(self.bottom, glyph.bottom), max(self.top, glyph.top)
-
 
 def _same_line(bottom: float, top: float, other_bottom: float, other_top: float) -> bool:
     overlap = min(top, other_top) - max(bottom, other_bottom)
@@ -73,24 +68,31 @@ def runs_of(glyphs: Iterable[Glyph]) -> list[Run]:
     """Cut the stream's glyphs into runs: a run ends at a line break, a new baseline, or a jump back or far ahead."""
     runs: list[Run] = []
     current: Run | None = None
-    for glyph in glyphs:
-        if glyph.text in ("\r", "\n"):
+    for text, left, bottom, right, top in glyphs:
+        if text == "\n" or text == "\r":
             current = None
             continue
         if current is not None:
-            height = max(current.height, glyph.top - glyph.bottom)
+            height = max(current.top - current.bottom, top - bottom)
+            overlap = min(current.top, top) - max(current.bottom, bottom)
             if (
-                _same_line(current.bottom, current.top, glyph.bottom, glyph.top)
-                and glyph.left >= current.right - _SAME_LINE * height
-                and glyph.left - current.right <= _RUN_JUMP * height
+                overlap >= _SAME_LINE * max(min(current.top - current.bottom, top - bottom), 1e-6)
+                and left >= current.right - _SAME_LINE * height
+                and left - current.right <= _RUN_JUMP * height
             ):
-                current.add(glyph)
+                # The hot loop of PDF extraction (once per character): the box grows in place.
+                current.text.append(text)
+                if right > current.right:
+                    current.right = right
+                if bottom < current.bottom:
+                    current.bottom = bottom
+                if top > current.top:
+                    current.top = top
                 continue
-        if glyph.text.isspace():
+        if text.isspace():
             current = None  # a space opening a run carries no position worth keeping
             continue
-        current = Run()
-        current.add(glyph)
+        current = Run([text], left, bottom, right, top)
         runs.append(current)
     return runs
 
