@@ -66,25 +66,30 @@ class PdfPage(NamedTuple):
 
 def _glyphs(textpage: Any, pdfium_c: Any) -> Iterator[Glyph]:
     """Every character of a PDFium text page in stream order, with its loose box (the font's full height, so
-    every glyph of a line shares one top and bottom); UTF-16 surrogate pairs come back as one character."""
+    every glyph of a line shares one top and bottom)."""
     raw, count = textpage.raw, textpage.count_chars()
-    unicode_of, box_of = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_GetLooseCharBox
+    box_of = pdfium_c.FPDFText_GetLooseCharBox
     rect = pdfium_c.FS_RECTF()  # one buffer for every call: this loop runs once per character of the document
-    index = 0
-    while index < count:
-        code = unicode_of(raw, index)
-        if not box_of(raw, index, rect):
-            index += 1
-            continue
-        index += 1
-        if 0xD800 <= code < 0xDC00 and index < count:
-            low = unicode_of(raw, index)
-            if 0xDC00 <= low < 0xE000:
-                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                index += 1
-        if code == 0 or 0xD800 <= code < 0xE000:
-            continue  # no Unicode for the glyph, or half a pair: nothing a reader could be given
-        yield Glyph(chr(code), rect.left, rect.bottom, rect.right, rect.top)
+    text = textpage.get_text_range()
+    # The page's text is its character list one for one unless PDFium left a character out or a character lies
+    # beyond UCS-2: then each character's code point is asked for (twice the calls, for those pages only).
+    characters = text if len(text) == count else _characters(raw, count, pdfium_c)
+    for index, character in enumerate(characters):
+        if character and box_of(raw, index, rect):
+            yield Glyph(character, rect.left, rect.bottom, rect.right, rect.top)
+
+
+def _characters(raw: Any, count: int, pdfium_c: Any) -> list[str]:
+    """Each character's text by its code point: a surrogate pair joined at its first half (its second is ""), ""
+    for a glyph without Unicode or a lone half, nothing a reader could use."""
+    codes = [pdfium_c.FPDFText_GetUnicode(raw, index) for index in range(count)] + [0]
+    characters = []
+    for index in range(count):
+        code, following = codes[index], codes[index + 1]
+        if 0xD800 <= code < 0xDC00 and 0xDC00 <= following < 0xE000:
+            code = 0x10000 + ((code - 0xD800) << 10) + (following - 0xDC00)
+        characters.append("" if code == 0 or 0xD800 <= code < 0xE000 else chr(code))
+    return characters
 
 
 def pdf_pages(data: bytes, limits: ExtractionLimits) -> list[PdfPage]:

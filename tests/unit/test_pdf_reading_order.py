@@ -53,7 +53,7 @@ def test_two_columns_under_a_title_read_column_by_column() -> None:
 
 def test_list_numbers_drawn_apart_from_their_items_stay_on_their_lines() -> None:
     # Word-style numbering: the numbers are drawn first as their own strings, the items tab-aligned after them.
-    items = ["甲方按时交付房屋；", "乙方按时支付租金；", "双方共同维护设施。"]
+    items = ["甲方𠮷祥公司按时交付房屋；", "乙方按时支付租金；", "双方共同维护设施。"]  # 𠮷: beyond UCS-2
     numbers = [(50.0, 800.0 - 16 * n, f"（{'一二三'[n]}）") for n in range(3)]
     texts = [(90.0, 800.0 - 16 * n, item) for n, item in enumerate(items)]
     text = pdf_page_texts(cjk_pdf_placed([numbers + texts]), LIMITS)[0]
