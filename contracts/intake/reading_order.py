@@ -65,35 +65,39 @@ def _same_line(bottom: float, top: float, other_bottom: float, other_top: float)
 
 
 def runs_of(glyphs: Iterable[Glyph]) -> list[Run]:
-    """Cut the stream's glyphs into runs: a run ends at a line break, a new baseline, or a jump back or far ahead."""
+    """Cut the stream's glyphs into runs: a run ends at a line break, a new baseline, or a jump back or far ahead.
+
+    The hot loop of PDF extraction (once per character), so the open run's box is kept in local variables."""
     runs: list[Run] = []
-    current: Run | None = None
+    texts: list[str] = []
+    run_left = run_bottom = run_right = run_top = 0.0
     for text, left, bottom, right, top in glyphs:
         if text == "\n" or text == "\r":
-            current = None
+            if texts:
+                runs.append(Run(texts, run_left, run_bottom, run_right, run_top))
+                texts = []
             continue
-        if current is not None:
-            height = max(current.top - current.bottom, top - bottom)
-            overlap = min(current.top, top) - max(current.bottom, bottom)
-            if (
-                overlap >= _SAME_LINE * max(min(current.top - current.bottom, top - bottom), 1e-6)
-                and left >= current.right - _SAME_LINE * height
-                and left - current.right <= _RUN_JUMP * height
-            ):
-                # The hot loop of PDF extraction (once per character): the box grows in place.
-                current.text.append(text)
-                if right > current.right:
-                    current.right = right
-                if bottom < current.bottom:
-                    current.bottom = bottom
-                if top > current.top:
-                    current.top = top
-                continue
-        if text.isspace():
-            current = None  # a space opening a run carries no position worth keeping
-            continue
-        current = Run([text], left, bottom, right, top)
-        runs.append(current)
+        if texts:
+            if bottom == run_bottom and top == run_top:  # one font on one baseline: the usual case
+                height = top - bottom
+                if run_right - _SAME_LINE * height <= left <= run_right + _RUN_JUMP * height:
+                    texts.append(text)
+                    if right > run_right:
+                        run_right = right
+                    continue
+            elif _same_line(run_bottom, run_top, bottom, top):
+                height = max(run_top - run_bottom, top - bottom)
+                if run_right - _SAME_LINE * height <= left <= run_right + _RUN_JUMP * height:
+                    texts.append(text)
+                    run_right, run_bottom, run_top = max(run_right, right), min(run_bottom, bottom), max(run_top, top)
+                    continue
+            runs.append(Run(texts, run_left, run_bottom, run_right, run_top))
+            texts = []
+        if not text.isspace():  # a space opening a run carries no position worth keeping
+            texts = [text]
+            run_left, run_bottom, run_right, run_top = left, bottom, right, top
+    if texts:
+        runs.append(Run(texts, run_left, run_bottom, run_right, run_top))
     return runs
 
 
