@@ -164,6 +164,13 @@ def cjk_pdf_bytes(pages: list[list[str]], embedded_font: str | None = None) -> b
     """A PDF with a CJK text layer, one list of lines per page. By default reportlab's built-in STSong-Light CID
     font (not embedded: no font file needed); with `embedded_font` (a TrueType/TTC path) a subset of that font is
     embedded with its ToUnicode maps, as word processors write PDFs."""
+    placed = [[(50.0, 800.0 - 16 * number, line) for number, line in enumerate(lines)] for lines in pages]
+    return cjk_pdf_placed(placed, embedded_font)
+
+
+def cjk_pdf_placed(pages: list[list[tuple[float, float, str]]], embedded_font: str | None = None) -> bytes:
+    """A CJK PDF (fonts as `cjk_pdf_bytes`) whose pages draw each (x, y, text) in the order given: the content
+    stream's order, which need not be the order a reader sees."""
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.cidfonts import UnicodeCIDFont
     from reportlab.pdfbase.ttfonts import TTFont
@@ -175,10 +182,10 @@ def cjk_pdf_bytes(pages: list[list[str]], embedded_font: str | None = None) -> b
         pdfmetrics.registerFont(font)
     buffer = io.BytesIO()
     document = canvas.Canvas(buffer, invariant=True)
-    for lines in pages:
+    for drawn in pages:
         document.setFont(name, 11)
-        for number, line in enumerate(lines):
-            document.drawString(50, 800 - 16 * number, line)
+        for x, y, text in drawn:
+            document.drawString(x, y, text)
         document.showPage()
     document.save()
     return buffer.getvalue()

@@ -25,11 +25,12 @@ _FIELD_BONUS = 0.05  # a form field ("有效期限: 年 月 日") names the clau
 
 # The words that introduce a forum name ("向…法院", "由…仲裁委员会"); 所在地 must not split on its 在.
 _FORUM_INTRO = re.compile(
-    r"(?:向|由|提交|上交|交由|提请|请求|报请|诉诸|通过|选择|约定|同意|申请|到|(?<!所)在|或者|或|及|[,;。:()])"
+    r"(?:向|由|提交|上交|送交|交由|提请|请求|要求|报请|诉诸|通过|选择|约定|同意|申请|到|(?<!所)在|或者|或|及|[,;。:()])"
 )
 # Words that do not name a forum on their own: "向人民法院起诉", "向劳动争议仲裁委员会申请仲裁".
 _GENERIC_FORUM = re.compile(
-    r"人民|有管辖权的?|当地|各级|有关|经济合同|合同|劳动争议|劳动人事争议|仲裁|管辖|的|一方|任何|直接|可以?|应当?|双方|均"
+    r"人民|有管辖权的?|当地|各级|有关|经济合同|合同|劳动争议|劳动人事争议|劳动|仲裁|管辖|的|一方|任何|直接|可以?|应当?|双方|均"
+    r"|工商行政管理局|工商局|行政部门|主管部门|部门|国际|选定|起诉|提起|申请"
 )
 
 
@@ -58,9 +59,9 @@ def forum_is_named(folded: str, sentence_start: int, hit_start: int) -> bool:
     before = folded[sentence_start:hit_start]
     cuts = list(_FORUM_INTRO.finditer(before))
     name = before[cuts[-1].end() :] if cuts else before
-    if blank_run(name) or "_" in name:
+    if blank_run(name) or "_" in name or "《" in name:  # a slot, or the title of a cited law (《最高人民法院关于…》)
         return False
-    remainder = _GENERIC_FORUM.sub("", name)
+    remainder = _GENERIC_FORUM.sub("", "".join(name.split()))  # "人\n民法院": an old template wrapped mid-word
     return len(re.findall(r"[\u4e00-\u9fffA-Za-z]", remainder)) >= 2
 
 
@@ -195,6 +196,15 @@ def _make(pack: ClausePack, text: str, hit: _Hit, span: tuple[int, int], confide
     )
 
 
+def _evidenced(evidence: re.Pattern[str] | None, structure: Structure, heading: Heading) -> bool:
+    """True when a heading's article (title and body) shows its type's own evidence (`ClauseSpec.heading_evidence`).
+
+    The title is searched too: "本合同有效期自" is a title cut at a wide gap, and its 自 opens the stated period."""
+    if evidence is None:
+        return False
+    return evidence.search(structure.text, heading.title_start, heading.article_end) is not None
+
+
 _Candidate = tuple[_Hit, tuple[int, int], float]  # a hit, the span it would highlight, its rounded confidence
 
 
@@ -223,7 +233,9 @@ def _candidates(pack: ClausePack, structure: Structure) -> list[_Candidate]:
             # A heading with content stands only when its own article carries a stipulated body hit.
             inside = stipulated_body.get(hit.rule.label, [])
             first = bisect.bisect_left(inside, heading.title_end)
-            if first == len(inside) or inside[first] >= heading.article_end:
+            if (first == len(inside) or inside[first] >= heading.article_end) and not _evidenced(
+                spec.heading_evidence, structure, heading
+            ):
                 continue
             confidence = hit.rule.weight
         bonus = _FIELD_BONUS

@@ -41,6 +41,9 @@ class ClauseSpec:
     cuad: str | None
     heading_counts: bool
     negated_before: tuple[re.Pattern[str], ...]
+    # What a titled article's body must show for its heading to stand when no rule of the type hits the body
+    # ("二、承包期限" over "自＿年＿月＿日起至＿年＿月＿日止": the period is stated, in words no term can list).
+    heading_evidence: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,7 @@ def pack_from_dict(data: dict[str, Any]) -> ClausePack:
             cuad=clause.get("cuad"),
             heading_counts=bool(clause.get("heading_counts", False)),
             negated_before=_compile_all(clause.get("negated_before", [])),
+            heading_evidence=_compile(clause.get("heading_evidence")),
         )
         rules.extend(_rule(raw, label) for raw in clause["rules"])
     ids = [rule.rule_id for rule in rules]

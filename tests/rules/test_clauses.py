@@ -171,7 +171,7 @@ def test_full_width_and_half_width_forms_match_alike() -> None:
 def test_every_label_and_version_come_from_the_pack() -> None:
     pack = load_pack()
     assert list(pack.clauses) == LABELS
-    assert pack.version == "2026.12.1"
+    assert pack.version == "2026.12.2"
     assert pack.clauses["违约金/违约责任"].cuad == "Liquidated Damages"
     assert pack.clauses["管辖/适用法律"].cuad == "Governing Law"
 

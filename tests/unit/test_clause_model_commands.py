@@ -57,3 +57,15 @@ def test_the_heading_model_is_cross_validated_over_contracts(tmp_path: Path) -> 
     assert "其他" in measured["per_label"] and 0.0 < measured["micro_f1"] <= 1.0
     with pytest.raises(CommandError, match="--train"):
         call_command("evaluate", "clauses", data=str(shared_file("contracts/public.jsonl")), cv=2)
+
+
+def test_unlabelled_contracts_are_checked_against_their_article_headings(tmp_path: Path) -> None:
+    report = io.StringIO()
+    call_command("evaluate", "clauses", data=str(_corpus(tmp_path, 40)), weak_headings=True, stdout=report,
+                 stderr=io.StringIO())  # fmt: skip
+    measured = json.loads(report.getvalue())
+    assert measured["weak_headings"] is True and measured["documents"] == 40
+    assert measured["per_clause"]["付款/结算"]["weak_positives"] > 0
+    assert 0.0 < measured["micro"]["weak_recall"] <= 1.0
+    with pytest.raises(CommandError, match="clauses task only"):
+        call_command("evaluate", "tickets", data=str(shared_file("contracts/public.jsonl")), weak_headings=True)

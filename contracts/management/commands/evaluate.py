@@ -13,6 +13,7 @@ from contracts.llm import llm_client
 from contracts.management.commands.train_safety_model import text_lines
 from contracts.management.llm_evaluation import llm_evaluate
 from rules.clauses.heading_model import ClauseModel, heading_model_cv, train_clause_model
+from rules.evaluation.clause_weak import evaluate_weak
 from rules.evaluation.clauses import evaluate_clauses
 from rules.evaluation.common import jsonl_rows
 from rules.evaluation.dialect import evaluate_dialect
@@ -50,6 +51,12 @@ class Command(BaseCommand):
             help="clauses: blank every article heading title before matching (offsets kept)",
         )
         parser.add_argument(
+            "--weak-headings",
+            action="store_true",
+            help="clauses: --data holds unlabelled contracts; estimate recall and a precision bound per clause type "
+            "with their article headings as weak labels (rules.evaluation.clause_weak)",
+        )
+        parser.add_argument(
             "--cv",
             type=int,
             help="tickets, safety: k-fold cross-validation on --data, the model refitted inside every fold; "
@@ -75,8 +82,10 @@ class Command(BaseCommand):
             raise CommandError(f"--train {options['train']}: no such file")
         if (options.get("train") or options.get("cv")) and task not in ("tickets", "safety", "clauses"):
             raise CommandError("--train and --cv apply to the tickets, safety and clauses tasks only")
-        if task != "clauses" and (options.get("clause_model") or options.get("mask_headings")):
-            raise CommandError("--clause-model and --mask-headings apply to the clauses task only")
+        if task != "clauses" and (
+            options.get("clause_model") or options.get("mask_headings") or options.get("weak_headings")
+        ):
+            raise CommandError("--clause-model, --mask-headings and --weak-headings apply to the clauses task only")
         safety_only = ("leave_out", "extra_safe", "rules_only")
         if task != "safety" and any(options.get(name) for name in safety_only):
             raise CommandError("--leave-out, --extra-safe and --rules-only apply to the safety task only")
@@ -101,6 +110,8 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(report, ensure_ascii=False))
 
     def _evaluate_clauses(self, rows: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
+        if options.get("weak_headings"):
+            return {"weak_headings": True, **evaluate_weak(row["text"] for row in rows)}
         if options.get("cv"):
             if not options.get("train"):
                 raise CommandError("clauses --cv K cross-validates the heading model: give its corpus with --train")
