@@ -15,6 +15,7 @@ from contracts.models import DocumentKind, JobState, Role
 from contracts.search import QUERY_MAX_LENGTH
 from contracts.storable import unstorable_character, unstorable_message
 from contracts.throttling import LOGIN, budget_spend, sign_in_budget_key
+from frontend.templatetags.portal import TERM_LABELS
 from rules.tickets.taxonomy import load_taxonomy
 
 CHANNELS = [
@@ -187,7 +188,7 @@ class TermGridFilterForm(forms.Form):
 
     contract_type = forms.CharField(label=_("Contract type"), max_length=50, required=False)
     title = forms.CharField(label=_("Title"), max_length=200, required=False)
-    term = forms.ChoiceField(label=_("Key term"), required=False, choices=[])
+    term = forms.ChoiceField(label=_("Key term"), required=False, choices=[("", _("any term")), *TERM_LABELS.items()])
     presence = forms.ChoiceField(
         label=_("Term is"),
         required=False,
@@ -197,10 +198,6 @@ class TermGridFilterForm(forms.Form):
     high = forms.CharField(label=_("To"), max_length=40, required=False)
     sort = forms.CharField(max_length=40, required=False)
     order = forms.ChoiceField(choices=[("desc", "desc"), ("asc", "asc")], required=False)
-
-    def __init__(self, *args: Any, term_choices: list[tuple[str, Any]], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["term"].choices = [("", _("any term")), *term_choices]  # type: ignore[attr-defined]
 
 
 class TermCellForm(forms.Form):

@@ -54,7 +54,7 @@ def grid(request: HttpRequest) -> HttpResponse:
     params = request.GET.copy()
     params.pop("page", None)
     context: dict[str, Any] = {
-        "form": TermGridFilterForm(request.GET or None, term_choices=list(TERM_LABELS.items())),
+        "form": TermGridFilterForm(request.GET or None),
         "page": page,
         "total": len(rows),
         "columns": [(kind, TERM_LABELS[kind]) for kind in TERM_KINDS],
