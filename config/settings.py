@@ -390,3 +390,16 @@ LOGGING = {
     # httpx logs every LLM and tokenizer request at INFO; DocGate records what matters in provenance.
     "loggers": {"django.db.backends": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }
+
+# --- Learning from reviewers (contracts.learned) -------------------------------------------------------------------
+# `manage.py retrain` judges each new version on this share of an organisation's reviewed documents, never trained
+# on; a version is activated only if it is not worse on the primary metric and loses at most the margin of F1 on
+# any class. Beat retrains every organisation this often (seconds; 0, the default: only by command or the admin).
+DOCGATE_RETRAIN_SLICE_SHARE = envfloat("DOCGATE_RETRAIN_SLICE_SHARE", 0.2)
+DOCGATE_RETRAIN_CLASS_MARGIN = envfloat("DOCGATE_RETRAIN_CLASS_MARGIN", 0.05)
+DOCGATE_RETRAIN_INTERVAL_S = envint("DOCGATE_RETRAIN_INTERVAL_S", 0)
+if DOCGATE_RETRAIN_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["retrain-organisations"] = {
+        "task": "contracts.tasks.organisations_retrain_task",
+        "schedule": float(DOCGATE_RETRAIN_INTERVAL_S),
+    }

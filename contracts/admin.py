@@ -6,6 +6,8 @@ from django.contrib import admin
 from django.db import models
 
 from contracts.hotline.departments_admin import seed_ticket_departments
+from contracts.learned.admin import organisations_retrain_now, reviewer_example_counts
+from contracts.legal.playbooks_admin import seed_contract_playbooks
 from contracts.models import (
     ApiKey,
     AuditEvent,
@@ -25,8 +27,12 @@ from contracts.models import (
 
 @admin.register(Organisation)
 class OrganisationAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "created_at"]
-    actions = [seed_ticket_departments]
+    list_display = ["name", "slug", "created_at", "reviewer_examples"]
+    actions = [seed_ticket_departments, seed_contract_playbooks, organisations_retrain_now]
+
+    @admin.display(description="reviewer examples")
+    def reviewer_examples(self, organisation: Organisation) -> str:
+        return reviewer_example_counts(organisation)
 
 
 admin.site.register(Membership)

@@ -15,7 +15,7 @@ from typing_extensions import TypedDict
 from rules.entities import ENTITY_PACK, EntityGroup
 from rules.normalize import NormalizedText
 
-FindingKind = Literal["clause", "risk", "term", "entity", "ticket_category", "urgency", "repeat_case"]
+FindingKind = Literal["clause", "risk", "term", "playbook", "entity", "ticket_category", "urgency", "repeat_case"]
 FindingSource = Literal["rule", "llm"]
 # Choice sets named in the OpenAPI schema (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
 FINDING_KINDS, FINDING_SOURCES = get_args(FindingKind), get_args(FindingSource)
@@ -30,7 +30,7 @@ class FindingBase(TypedDict, total=False):
     """What every finding may carry, whatever its kind."""
 
     id: str  # F1, F2 ... once the result is stored
-    label: str | None  # clause type, risk code, entity label, ticket category or urgency level
+    label: str | None  # clause type, risk code, playbook rule, entity label, ticket category or urgency level
     span: list[int]  # the primary evidence in the original text
     evidence: str | list[dict[str, Any]]  # the quoted text; a ticket category's term hits
     confidence: float
@@ -66,6 +66,14 @@ class ClauseFinding(FindingBase, total=False):
     matched: str
 
 
+class StatuteArticle(TypedDict):
+    """The article a statutory point rests on: the law, the article number and what it says in a line."""
+
+    law: str  # 民法典, 劳动合同法
+    number: str  # 第586条
+    gist: str
+
+
 @with_config(KEEP_EXTRA)
 class RiskFinding(FindingBase, total=False):
     """A statutory check that flags the contract, with its legal basis and evidence."""
@@ -75,6 +83,26 @@ class RiskFinding(FindingBase, total=False):
     severity: str
     message: str
     basis: str  # the statute (民法典第586条 …)
+    article: StatuteArticle
+    contract_type: str  # lease | loan | labour | sale | general: which checks applied
+    spans: list[list[int]]  # every piece of evidence
+
+
+@with_config(KEEP_EXTRA)
+class PlaybookFinding(FindingBase, total=False):
+    """One rule of the organisation's playbook graded on the contract: acceptable, negotiate or escalate."""
+
+    kind: Required[Literal["playbook"]]
+    source: Required[FindingSource]
+    rule_kind: str  # required_clause | limit | forum_city | deposit_cap | non_compete_compensation | preferred_wording
+    title: str  # the policy point (违约金不超过合同价款的20%)
+    grade: Literal["acceptable", "negotiate", "escalate"]
+    message: str
+    basis: str | None  # the statute where one applies (民法典第586条)
+    article: StatuteArticle | None
+    suggestion: str  # the playbook's preferred wording, when the point is not acceptable
+    playbook: str  # the playbook and version that graded it (playbook.default@2026.1.0, organisation:acme@v3)
+    contract_type: str
     spans: list[list[int]]  # every piece of evidence
 
 
@@ -167,7 +195,14 @@ class CaseFinding(FindingBase, total=False):
 
 # One finding of a result, typed by its `kind`.
 Finding = Annotated[
-    ClauseFinding | RiskFinding | TermFinding | EntityFinding | CategoryFinding | UrgencyFinding | CaseFinding,
+    ClauseFinding
+    | RiskFinding
+    | TermFinding
+    | PlaybookFinding
+    | EntityFinding
+    | CategoryFinding
+    | UrgencyFinding
+    | CaseFinding,
     Field(discriminator="kind"),
 ]
 

@@ -30,6 +30,7 @@ from typing import Any, cast
 from django.conf import settings
 
 from contracts.learned.store import model_current_dir, model_publish
+from contracts.learned.thresholds import safety_thresholds_current
 from rules.safety import output_leaks, output_links, safety_score
 from rules.safety.contract_reading import legal_function_masked
 from rules.safety.decision import SEVERITY, GatePolicy, Kind, gate_decide_text, kind_policy
@@ -96,16 +97,18 @@ def safety_model_for(organisation_slug: str | None) -> SafetyModel:
     return load_safety_model()
 
 
-def gate_policy(kind: Kind) -> GatePolicy:
-    """The model thresholds of one document kind, from settings."""
-    return kind_policy(kind, *settings.SAFETY_POLICIES[kind])
+def gate_policy(kind: Kind, organisation: str | None = None) -> GatePolicy:
+    """The model thresholds of one document kind: the organisation's recalibrated ones where its reviewers' verdicts
+    moved them (`contracts.learned.thresholds`), else the settings'."""
+    review, block = safety_thresholds_current(organisation).get(kind, settings.SAFETY_POLICIES[kind])
+    return kind_policy(kind, review, block)
 
 
-def gate_scale(kind: str) -> dict[str, dict[str, Any]]:
+def gate_scale(kind: str, organisation: str | None = None) -> dict[str, dict[str, Any]]:
     """What each layer's risk (0 to 1) is read against for a document kind, for people reading a decision: the
     lexicon and the LLM at the generic thresholds, the learned model at the kind's own; whether the model blocks
     only with the lexicon's agreement, and whether the LLM may block at all."""
-    policy = gate_policy(cast(Kind, kind)) if kind in settings.SAFETY_POLICIES else None
+    policy = gate_policy(cast(Kind, kind), organisation) if kind in settings.SAFETY_POLICIES else None
     generic = {"review": settings.SAFETY_REVIEW_THRESHOLD, "block": settings.SAFETY_BLOCK_THRESHOLD}
     model = {"review": policy.review, "block": policy.block} if policy is not None else dict(generic)
     return {
@@ -130,7 +133,7 @@ def gate_decide(
     review_threshold = settings.SAFETY_REVIEW_THRESHOLD
     block_threshold = settings.SAFETY_BLOCK_THRESHOLD
     outgoing = kind == "outgoing"
-    policy = gate_policy(kind)
+    policy = gate_policy(kind, organisation)
     judged = legal_function_masked(text) if policy.legal_function else text  # same length: spans keep meaning
     assessment = safety_score(judged)
     try:

@@ -1,6 +1,7 @@
 """DocGate's domain: organisations, API keys, documents, jobs, versioned results and the audit log (webhooks in
 `contracts.webhooks.models`, invitations in `contracts.tenancy.models`, repeat cases in `contracts.hotline.models`,
-ticket deadlines in `contracts.hotline.deadlines.models`, re-exported here)."""
+ticket deadlines in `contracts.hotline.deadlines.models`, reviewer examples and learned model versions in
+`contracts.review.models`, re-exported here)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from django.utils import timezone
 
 from contracts.hotline.deadlines.models import ServiceLevel, TicketDeadline  # noqa: F401 (Django reads them here)
 from contracts.hotline.models import Case, CaseTicket, TicketBand, TicketSignature  # noqa: F401 (Django reads them here)
+from contracts.review.models import LearnedModelVersion, ReviewerExample  # noqa: F401 (Django reads them here)
 from contracts.tenancy.models import Invitation  # noqa: F401 (Django reads it here)
 from contracts.webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint  # noqa: F401 (Django reads them here)
 
@@ -323,6 +325,9 @@ class ReviewTask(models.Model):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="review_tasks")
     reasons = models.JSONField(default=list, blank=True)
     priority = models.IntegerField(default=0)
+    # How unsure the models were of the result under review (1 - its lowest confidence): within a priority the
+    # least sure come first, so that a reviewer's corrections teach the most.
+    uncertainty = models.FloatField(default=0.0)
     state = models.CharField(max_length=16, choices=ReviewState.choices, default=ReviewState.OPEN)
     claimed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -338,10 +343,12 @@ class ReviewTask(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["organisation", "state", "-priority", "created_at"]),
+            models.Index(
+                fields=["organisation", "state", "-priority", "-uncertainty", "created_at"], name="review_queue"
+            ),
             models.Index(fields=["state", "created_at"], name="review_pending", condition=~models.Q(state="finalized")),
         ]
-        ordering = ["-priority", "created_at"]
+        ordering = ["-priority", "-uncertainty", "created_at"]
 
     def __str__(self) -> str:
         return f"review {self.id} ({self.state})"

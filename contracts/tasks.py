@@ -104,3 +104,26 @@ def idempotency_records_expire_task() -> int:
     if deleted:
         logger.info("deleted %d expired idempotency record(s)", deleted)
     return deleted
+
+
+@shared_task(acks_late=True)
+def organisations_retrain_task() -> dict[str, list[str]]:
+    """Periodic (DOCGATE_RETRAIN_INTERVAL_S, off by default): retrain organisations with new reviewer examples."""
+    from contracts.learned.retrain import organisations_retrain  # heavy: scikit-learn, only when retraining
+
+    done = organisations_retrain()
+    if done:
+        logger.info("retrained: %s", done)
+    return done
+
+
+@shared_task(acks_late=True)
+def organisation_retrain_task(organisation_id: str) -> list[str]:
+    """Retrain one organisation's models (the admin's button); a gone organisation is nothing to do."""
+    from contracts.learned.retrain import organisation_retrain  # heavy: scikit-learn, only when retraining
+    from contracts.models import Organisation
+
+    organisation = Organisation.objects.filter(pk=organisation_id).first()
+    if organisation is None:
+        return []
+    return [f"{row.name} {row.version} {row.state}" for row in organisation_retrain(organisation)]

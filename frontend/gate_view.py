@@ -17,11 +17,12 @@ LAYERS = (
 )
 
 
-def gate_view(gate: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The gate card's content for a stored decision (`ResultData.gate`); None where the result has none."""
+def gate_view(gate: Mapping[str, Any] | None, organisation: str | None = None) -> dict[str, Any] | None:
+    """The gate card's content for a stored decision (`ResultData.gate`), read against the organisation's
+    thresholds; None where the result has none."""
     if not isinstance(gate, Mapping) or "decision" not in gate:
         return None
-    scale = gate_scale(str(gate.get("kind") or ""))
+    scale = gate_scale(str(gate.get("kind") or ""), organisation)
     layers = []
     for key, field, name in LAYERS:
         score = gate.get(field)

@@ -29,13 +29,13 @@ from frontend.views import result_context
 @require_GET
 @reviewer_required
 def queue(request: HttpRequest) -> HttpResponse:
-    """Open and claimed tasks, highest priority first, then oldest."""
+    """Open and claimed tasks, highest priority first, then the least sure, then the oldest."""
     show = request.GET.get("show", "open")
     tasks = ReviewTask.objects.filter(organisation=org_of(request)).select_related("document", "claimed_by")
     if show == "finalized":
         tasks = tasks.filter(state=ReviewState.FINALIZED).order_by("-finalized_at")
     else:
-        tasks = tasks.exclude(state=ReviewState.FINALIZED).order_by("-priority", "created_at")
+        tasks = tasks.exclude(state=ReviewState.FINALIZED).order_by("-priority", "-uncertainty", "created_at")
     return render(request, "frontend/review_queue.html", {"tasks": tasks[:200], "show": show})
 
 

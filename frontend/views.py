@@ -230,7 +230,7 @@ def result_context(request: HttpRequest, document: Document, result: Result | No
             finding_display(f, show_pii=show_pii) for f in data.get("rejected_findings") or [] if isinstance(f, dict)
         ],
         "data": data,
-        "gate_view": gate_view(data.get("gate")),
+        "gate_view": gate_view(data.get("gate"), document.organisation.slug),
     }
 
 

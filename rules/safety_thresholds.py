@@ -24,3 +24,20 @@ DEFAULT_KIND_THRESHOLDS: dict[str, tuple[float, float]] = {
 # texts (0.2 would ask about 84 % of them: ordinary contract language scores high, which is why the contract
 # review threshold is 0.95).
 DEFAULT_CASCADE_MODEL_RISK: dict[str, float] = {"contract": 0.75}
+
+# A recalibrated review threshold moves at most this far from the one in use per retraining, and stays in this band.
+THRESHOLD_STEP = 0.1
+THRESHOLD_BOUNDS = (0.3, 0.99)
+
+
+def review_threshold_recalibrate(current: float, held: list[tuple[float, bool]], *, block: float) -> float:
+    """The review threshold of a kind after reviewers judged the texts its model held back: `held` is (the model's
+    P(unsafe), whether the reviewer upheld the hold). The threshold rises just above the overruled holds' risks, but
+    never above an upheld one's, nor above `block`, and moves at most THRESHOLD_STEP; nothing overruled: unchanged."""
+    overruled = [risk for risk, upheld in held if not upheld]
+    if not overruled:
+        return current
+    upheld = [risk for risk, kept in held if kept]
+    ceiling = min([block, current + THRESHOLD_STEP, THRESHOLD_BOUNDS[1], *upheld])
+    wanted = max(overruled) + 0.005  # just above the highest risk a reviewer let through
+    return round(max(THRESHOLD_BOUNDS[0], current, min(wanted, ceiling)), 4)

@@ -100,6 +100,7 @@ class ReviewTaskSerializer(serializers.ModelSerializer):
             "id",
             "state",
             "priority",
+            "uncertainty",
             "reasons",
             "document",
             "job",

@@ -42,7 +42,8 @@ FINALIZED = inline_serializer("FinalizeResponse", {"task": ReviewTaskSerializer(
 
 
 class ReviewTaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """The organisation's review queue: gate holds first, then uncertainty; oldest first within a priority."""
+    """The organisation's review queue: gate holds first, then uncertainty; within a priority the results the
+    models were least sure of first (their corrections teach the most), then the oldest."""
 
     permission_classes = [IsOrganisationReviewer]
     lookup_value_regex = "[0-9a-fA-F-]{36}"
@@ -59,7 +60,7 @@ class ReviewTaskViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         finalized_last = Case(
             When(state=ReviewState.FINALIZED, then=Value(1)), default=Value(0), output_field=IntegerField()
         )
-        return tasks.order_by(finalized_last, "-priority", "created_at")
+        return tasks.order_by(finalized_last, "-priority", "-uncertainty", "created_at")
 
     def get_serializer_class(self) -> Any:
         return ReviewTaskSerializer if self.action == "list" else ReviewTaskDetailSerializer

@@ -9,6 +9,7 @@ from rest_framework.routers import DefaultRouter
 
 from contracts.api.case_views import CaseViewSet
 from contracts.api.hotspot_views import HotspotsView
+from contracts.api.learning_views import ModelRollbackView, ModelVersionListView, ReviewerExamplesExportView
 from contracts.api.progress_views import TicketProgressView
 from contracts.api.report_views import DocumentReportView
 from contracts.api.review_views import ReviewTaskViewSet
@@ -52,6 +53,9 @@ urlpatterns = [
         WebhookRedeliverView.as_view(),
         name="webhook-delivery-redeliver",
     ),
+    path("reviewer-examples/", ReviewerExamplesExportView.as_view(), name="reviewer-examples"),
+    path("models/", ModelVersionListView.as_view(), name="model-versions"),
+    path("models/<slug:name>/rollback/", ModelRollbackView.as_view(), name="model-rollback"),
     path("documents/<uuid:document_id>/progress/", TicketProgressView.as_view(), name="document-progress"),
     re_path(
         r"^documents/(?P<document_id>[0-9a-fA-F-]{36})/report\.(?P<file_format>docx|pdf)$",

@@ -9,31 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.utils import timezone
 
-from contracts.audit import audit_record
-from contracts.models import AuditEvent, Organisation
+from contracts.models import Organisation
+from contracts.versioned_data import VersionedData, version_events, versioned_delete, versioned_save
 from rules.tickets.routing import DepartmentTable
 from rules.tickets.taxonomy import load_taxonomy
 
 AUDIT_CHANGED, AUDIT_DELETED = "ticket_department.changed", "ticket_department.deleted"
 
 
-class TicketDepartment(models.Model):
+class TicketDepartment(VersionedData):
     """Where an organisation's tickets of a category go: level-1 (level2 blank: its default) or one level-2 path."""
 
     organisation = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="ticket_departments")
     level1 = models.CharField(max_length=50)
     level2 = models.CharField(max_length=50, blank=True, default="", help_text="blank: the whole level-1 category")
     department = models.CharField(max_length=200)
-    version = models.PositiveIntegerField(default=1, editable=False)
-    updated_at = models.DateTimeField(default=timezone.now, editable=False)
-    updated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", editable=False
-    )
 
     class Meta:
         app_label = "contracts"
@@ -66,27 +59,12 @@ def department_table(organisation_slug: str) -> DepartmentTable:
 
 def department_save(*, row: TicketDepartment, user: Any = None) -> TicketDepartment:
     """Create or change a row: validated, its version counted up on a change, the change audited."""
-    row.full_clean()
-    with transaction.atomic():
-        before = None
-        if row.pk is not None:
-            stored = TicketDepartment.objects.select_for_update().get(pk=row.pk)
-            before = stored.snapshot()
-            row.version = stored.version + 1
-        row.updated_at = timezone.now()
-        row.updated_by = user if getattr(user, "is_authenticated", False) else None
-        row.save()
-        audit_record(
-            organisation=row.organisation, action=AUDIT_CHANGED, obj=row, user=user, before=before, after=row.snapshot()
-        )
-    return row
+    return versioned_save(row, user=user, action=AUDIT_CHANGED)
 
 
 def department_delete(*, row: TicketDepartment, user: Any = None) -> None:
     """Delete a row (its category falls back to the level-1 row or the default), audited."""
-    with transaction.atomic():
-        audit_record(organisation=row.organisation, action=AUDIT_DELETED, obj=row, user=user, before=row.snapshot())
-        row.delete()
+    versioned_delete(row, user=user, action=AUDIT_DELETED)
 
 
 def departments_seed(*, organisation: Organisation, user: Any = None) -> int:
@@ -108,9 +86,6 @@ def departments_seed(*, organisation: Organisation, user: Any = None) -> int:
 
 def department_history(row: TicketDepartment) -> list[dict[str, Any]]:
     """Every recorded version of a row, oldest first: when, who, and the department before and after."""
-    events = AuditEvent.objects.filter(
-        organisation_id=row.organisation_id, object_type=TicketDepartment._meta.model_name, object_id=str(row.pk)
-    ).select_related("actor_user")
     return [
         {
             "at": event.created_at.isoformat(timespec="seconds"),
@@ -120,5 +95,5 @@ def department_history(row: TicketDepartment) -> list[dict[str, Any]]:
             "after": (event.after or {}).get("department"),
             "version": (event.after or event.before or {}).get("version"),
         }
-        for event in events
+        for event in version_events(row)
     ]

@@ -19,15 +19,39 @@ def model_root(organisation_slug: str, name: str) -> Path:
     return Path(settings.DOCGATE_MODELS_DIR) / organisation_slug / name
 
 
-def model_publish(organisation_slug: str, name: str, version: str, save: Callable[[Path], Path]) -> Path:
-    """Save a model with `save(directory)` as `version` and make it the organisation's current one."""
+def model_save(organisation_slug: str, name: str, version: str, save: Callable[[Path], Path]) -> Path:
+    """Save a model with `save(directory)` as `version` in the organisation's folder, without making it current
+    (a retrained version waits there for its verdict; a rejected one stays for inspection)."""
+    if not version or "/" in version or version.startswith(".") or version == CURRENT_FILE:
+        raise ValueError(f"not a usable model version name: {version!r}")
+    return save(model_root(organisation_slug, name) / version)
+
+
+def model_current_set(organisation_slug: str, name: str, version: str | None) -> None:
+    """Make `version` (already saved) the organisation's current one; None: it has none (the rules alone)."""
     root = model_root(organisation_slug, name)
-    directory = save(root / version)
     pointer = root / CURRENT_FILE
+    if version is None:
+        pointer.unlink(missing_ok=True)
+        return
+    if not (root / version).is_dir():
+        raise FileNotFoundError(f"{root / version}: no such model version")
     temporary = pointer.with_suffix(".tmp")
     temporary.write_text(version, encoding="utf-8")
     temporary.replace(pointer)
+
+
+def model_publish(organisation_slug: str, name: str, version: str, save: Callable[[Path], Path]) -> Path:
+    """Save a model with `save(directory)` as `version` and make it the organisation's current one."""
+    directory = model_save(organisation_slug, name, version, save)
+    model_current_set(organisation_slug, name, version)
     return directory
+
+
+def model_current_version(organisation_slug: str, name: str) -> str | None:
+    """The name of the organisation's current version of `name`, or None when it has none."""
+    directory = model_current_dir(organisation_slug, name)
+    return directory.name if directory is not None else None
 
 
 def model_current_dir(organisation_slug: str, name: str) -> Path | None:

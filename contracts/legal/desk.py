@@ -1,4 +1,5 @@
-"""The legal desk's handler: what a contract's rules run, what the cascade asks about it, its risk summary."""
+"""The legal desk's handler: what a contract's rules run (clauses, statutory checks, the organisation's playbook),
+what the cascade asks about it, its risk summary."""
 
 from __future__ import annotations
 
@@ -9,22 +10,31 @@ from contracts.cascade import CascadeSettings, LLMPlan, Question
 from contracts.desks import ModelAnswer, RuleOutput
 from contracts.findings import Finding
 from contracts.learned.clauses import clause_model_current
-from contracts.legal.findings import clause_finding, llm_clause_findings, risk_finding, term_finding
+from contracts.legal.findings import clause_finding, llm_clause_findings, playbook_finding, risk_finding, term_finding
+from contracts.legal.playbooks import contract_playbook
 from contracts.models import Result
 from inference.chunking import Chunk
 from inference.client import LLMClient
 from inference.questions import clause_prompt_values, clauses_extract
 from rules.clauses import BLANK, NEGATED, STIPULATED, clause_groups, risk_checks
+from rules.clauses.statutes import contract_type
 from rules.contract_terms import TERMS_PACK, key_terms
 from rules.normalize import NormalizedText
+from rules.playbook import playbook_review
 
 DOUBTFUL_STATUSES = frozenset({NEGATED, "referenced"})
 # Clauses whose absence a contract risk summary points out.
 KEY_CONTRACT_CLAUSES = ("违约金/违约责任", "争议解决", "管辖/适用法律", "合同解除/终止")
 
 
+def _is_point(finding: Finding, grade: str) -> bool:
+    """Whether a finding is a playbook point of this grade."""
+    return finding["kind"] == "playbook" and finding.get("grade") == grade
+
+
 def contract_summary_template(findings: list[Finding]) -> str:
-    """A deterministic risk summary: clauses found, statutory risk flags and key clauses that are missing."""
+    """A deterministic risk summary: clauses found, statutory risk flags, key clauses that are missing and the
+    playbook points to escalate or negotiate."""
 
     def labels(status: str) -> list[str]:
         clauses = [f for f in findings if f["kind"] == "clause" and f.get("status") == status]
@@ -39,6 +49,10 @@ def contract_summary_template(findings: list[Finding]) -> str:
     if missing:
         parts.append(f"未发现：{'、'.join(missing)}，建议补充。")
     parts.extend(f"风险提示：{message}" for message in risks)
+    for grade, heading in (("escalate", "需上报"), ("negotiate", "需谈判")):
+        points = [f"{f.get('title')}（{f.get('message')}）" for f in findings if _is_point(f, grade)]
+        if points:
+            parts.append(f"{heading}：{'；'.join(points)}。")
     return "".join(parts)
 
 
@@ -88,10 +102,17 @@ class LegalDesk:
         text = normalized.text
         groups, analysis = clause_groups(text, model=clause_model_current(organisation))
         findings: list[Finding] = [clause_finding(normalized, group) for group in groups]
-        findings.extend(risk_finding(normalized, r) for r in risk_checks(text, analysis.findings))
+        kind = contract_type(text).kind
+        playbook = contract_playbook(organisation)
+        flags = risk_checks(text, analysis.findings, kind=kind, minimum_wage=playbook.minimum_wage)
+        findings.extend(risk_finding(normalized, flag, kind) for flag in flags)
+        points = playbook_review(text, analysis.findings, playbook, kind=kind)
+        findings.extend(playbook_finding(normalized, point, playbook, kind) for point in points)
         findings.extend(term_finding(normalized, term) for term in key_terms(text))
-        packs = {"clauses": groups[0].primary.pack_version} if groups else {}
-        return RuleOutput(findings, {**packs, TERMS_PACK[0]: TERMS_PACK[1]})
+        versions = {"clauses": groups[0].primary.pack_version} if groups else {}
+        return RuleOutput(
+            findings, {**versions, "playbook": f"{playbook.pack}@{playbook.version}", TERMS_PACK[0]: TERMS_PACK[1]}
+        )
 
     def stored_findings(self, document: Any, normalized: NormalizedText) -> list[Finding]:
         return []  # a contract is compared with no stored history

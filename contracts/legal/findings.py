@@ -1,14 +1,25 @@
-"""The legal desk's findings: one per clause type, the statutory risk flags, and the model's grounded clauses."""
+"""The legal desk's findings: one per clause type, the statutory risk flags, the playbook's graded points, and the
+model's grounded clauses."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contracts.findings import ClauseFinding, Finding, RiskFinding, TermFinding, span_original
+from contracts.findings import (
+    ClauseFinding,
+    Finding,
+    PlaybookFinding,
+    RiskFinding,
+    StatuteArticle,
+    TermFinding,
+    span_original,
+)
 from inference.answers import LLMFinding
 from rules.clauses import ClauseGroup, RiskFlag
+from rules.clauses.statutes import Article
 from rules.contract_terms import TERMS_PACK, KeyTerm, value_json
 from rules.normalize import NormalizedText
+from rules.playbook import Playbook, PlaybookPoint
 
 
 def clause_finding(normalized: NormalizedText, group: ClauseGroup) -> ClauseFinding:
@@ -45,15 +56,47 @@ def clause_finding(normalized: NormalizedText, group: ClauseGroup) -> ClauseFind
     }
 
 
-def risk_finding(normalized: NormalizedText, flag: RiskFlag) -> RiskFinding:
-    """A statutory risk flag with its legal basis and evidence spans."""
-    return {
+def article_data(article: Article) -> StatuteArticle:
+    """An article as a finding carries it."""
+    return {"law": article.law, "number": article.number, "gist": article.gist}
+
+
+def risk_finding(normalized: NormalizedText, flag: RiskFlag, contract_type: str) -> RiskFinding:
+    """A statutory risk flag with its legal basis, article and evidence spans."""
+    finding: RiskFinding = {
         "kind": "risk",
         "label": flag.code,
         "severity": flag.severity,
         "message": flag.message,
         "basis": flag.basis,
+        "contract_type": contract_type,
         "spans": [span_original(normalized, s, e) for s, e in flag.evidence],
+        "source": "rule",
+    }
+    if flag.article is not None:
+        finding["article"] = article_data(flag.article)
+    return finding
+
+
+def playbook_finding(
+    normalized: NormalizedText, point: PlaybookPoint, playbook: Playbook, contract_type: str
+) -> PlaybookFinding:
+    """A playbook rule's grade on the contract, with its evidence spans and the statute where one applies."""
+    return {
+        "kind": "playbook",
+        "label": point.rule_id,
+        "rule_id": point.rule_id,
+        "rule_kind": point.kind,
+        "title": point.title,
+        "grade": point.grade,  # type: ignore[typeddict-item]  # one of rules.playbook.GRADES
+        "message": point.message,
+        "basis": point.article.citation if point.article else None,
+        "article": article_data(point.article) if point.article else None,
+        "suggestion": point.suggestion,
+        "playbook": f"{playbook.pack}@{playbook.version}",
+        "pack_version": playbook.version,
+        "contract_type": contract_type,
+        "spans": [span_original(normalized, s, e) for s, e in point.evidence],
         "source": "rule",
     }
 

@@ -14,6 +14,7 @@ from django.db.models import OuterRef, Q, Subquery
 
 from contracts.findings import finding_list
 from contracts.legal.term_values import (
+    CONTRACT_TYPE_NAMES,
     TERM_KINDS,
     TERM_NAMES,
     decimal_of,
@@ -196,7 +197,13 @@ def grid_header() -> list[str]:
 def grid_table(rows: list[GridRow]) -> list[list[str]]:
     """The rows as the export writes them: every cell its values as text (blank terms read （空白待填）)."""
     return [
-        [row.title, row.contract_type, str(row.version), *(row.cell(kind).text for kind in TERM_KINDS)] for row in rows
+        [
+            row.title,
+            CONTRACT_TYPE_NAMES.get(row.contract_type, row.contract_type),
+            str(row.version),
+            *(row.cell(kind).text for kind in TERM_KINDS),
+        ]
+        for row in rows
     ]
 
 

@@ -48,6 +48,14 @@ TERM_NAMES = {
     "probation": "试用期",
     "non_compete": "竞业限制",
 }
+# The contract types the legal desk reads (rules.clauses.statutes.contract_type), as the export names them.
+CONTRACT_TYPE_NAMES = {
+    "lease": "租赁合同",
+    "loan": "借款合同",
+    "labour": "劳动合同",
+    "sale": "买卖合同",
+    "general": "其他合同",
+}
 BLANK_TEXT = "（空白待填）"
 _CURRENCY_SIGNS = {"CNY": "¥", "USD": "$", "EUR": "€", "GBP": "£", "JPY": "JP¥", "HKD": "HK$"}
 _UNIT_NAMES = {"year": "年", "month": "个月", "week": "周", "day": "天", "workday": "个工作日", "hour": "小时"}

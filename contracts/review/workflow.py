@@ -30,6 +30,7 @@ from contracts.refusals import Refused
 from contracts.result_data import ResultData
 from contracts.result_versions import result_write
 from contracts.review.corrections import correction_problem
+from contracts.review.examples import reviewer_examples_record
 from contracts.review.reviewed_data import review_result_data
 from contracts.webhooks.delivery import webhook_event_final
 
@@ -64,6 +65,13 @@ def review_priority(reasons: list[str]) -> int:
     if not reasons:
         return 0
     return max(REASON_PRIORITY.get(str(reason).split(":", 1)[0], UNKNOWN_REASON_PRIORITY) for reason in reasons)
+
+
+def review_uncertainty(data: dict[str, Any]) -> float:
+    """How unsure the models were of a result: 1 - its lowest stated confidence (each desk states its own, e.g. a
+    ticket's category, a contract's weakest clause); 1 where it states none (nothing was found to be sure of)."""
+    confidence = [float(v) for v in (data.get("confidence") or {}).values() if isinstance(v, int | float)]
+    return round(1.0 - min(confidence), 4) if confidence else 1.0
 
 
 def reviewer_role(*, user: Any, organisation: Organisation) -> str | None:
@@ -160,6 +168,7 @@ def review_task_open(*, job: Job, reasons: list[str], result: Result | None = No
                 "document_id": job.document_id,
                 "reasons": list(reasons),
                 "priority": review_priority(list(reasons)),
+                "uncertainty": review_uncertainty(latest.data or {}) if latest is not None else 1.0,
                 "response_text": suggested if isinstance(suggested, str) else "",
             },
         )
@@ -169,7 +178,12 @@ def review_task_open(*, job: Job, reasons: list[str], result: Result | None = No
                 action="review.opened",
                 obj=task,
                 system="pipeline",
-                after={"job": str(job.pk), "reasons": task.reasons, "priority": task.priority},
+                after={
+                    "job": str(job.pk),
+                    "reasons": task.reasons,
+                    "priority": task.priority,
+                    "uncertainty": task.uncertainty,
+                },
             )
     return task
 
@@ -355,6 +369,7 @@ def review_task_finalize(*, task_id: RowId, user: Any, organisation: Organisatio
         )
         if won != 1:
             raise ReviewError("already_finalized", _("Another finalize of this task got there first."), 409)
+        examples = reviewer_examples_record(task=task, judged=latest, reviewed=result, decisions=decisions, user=user)
         job_done = Job.objects.filter(pk=task.job_id, state=JobState.NEEDS_REVIEW).update(
             state=JobState.DONE, finished_at=now
         )
@@ -365,7 +380,12 @@ def review_task_finalize(*, task_id: RowId, user: Any, organisation: Organisatio
             obj=task,
             user=user,
             before={**before, "result_version": latest.version},
-            after={**_snapshot(task), "result_version": result.version, "decisions": len(decisions)},
+            after={
+                **_snapshot(task),
+                "result_version": result.version,
+                "decisions": len(decisions),
+                "examples": len(examples),
+            },
         )
         if job_done:
             audit_record(

@@ -202,8 +202,15 @@ def _fit(raw: Any, target: np.ndarray, n_labels: int, seed: int) -> tuple[np.nda
     return coef, intercept, idf
 
 
-def train_clause_model(texts: Sequence[str], *, pack: ClausePack | None = None, seed: int = 0) -> ClauseModel:
-    """Train on the titled articles of `texts` (contracts, no labels); raise ClauseModelError when too few.
+def train_clause_model(
+    texts: Sequence[str],
+    *,
+    pack: ClausePack | None = None,
+    seed: int = 0,
+    labelled: Sequence[ArticleExample] = (),
+) -> ClauseModel:
+    """Train on the titled articles of `texts` (contracts, no labels) and any `labelled` examples (what reviewers
+    said of a passage, its `document` an index into `texts`); raise ClauseModelError when too few.
 
     Calibration: CALIBRATION_FOLDS folds grouped by document give every example a score from a model that did
     not see its contract; one sigmoid per label is fitted on those scores, and the final model is fitted on all.
@@ -211,7 +218,7 @@ def train_clause_model(texts: Sequence[str], *, pack: ClausePack | None = None, 
     from sklearn.model_selection import GroupKFold  # heavy: scikit-learn, needed only when training
 
     pack = pack or load_pack()
-    examples = weak_examples(texts, pack)
+    examples = [*weak_examples(texts, pack), *labelled]
     counts = Counter(example.label for example in examples)
     kept = sorted(label for label, n in counts.items() if n >= MIN_EXAMPLES and label != OTHER)
     if len(kept) < 2 or counts[OTHER] < MIN_EXAMPLES:
@@ -242,6 +249,7 @@ def train_clause_model(texts: Sequence[str], *, pack: ClausePack | None = None, 
             "seed": seed,
             "pack_version": pack.version,
             "texts": len(texts),
+            "labelled": len(labelled),
             "examples": dict(Counter(example.label for example in examples)),
             "left_to_rules": sorted(set(pack.clauses) - set(kept)),
             "min_examples": MIN_EXAMPLES,

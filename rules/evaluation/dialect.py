@@ -1,4 +1,4 @@
-"""Dialect evaluation: CER and chrF of normalize() against written-Chinese references, and Mandarin drift."""
+"""Dialect evaluation: CER, chrF and word accuracy of normalize() against written Chinese, and Mandarin drift."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from rules.evaluation.dialect_words import word_accuracy
 from rules.normalize import normalize
 from rules.normalize.canonical import fold_edits, punctuation_edits, whitespace_edits
+from rules.normalize.dialect import dialect_edits
 from rules.normalize.offsets import apply_edits
-from rules.normalize.script import converter
+from rules.normalize.script import converter, to_simplified
 
 CHRF_ORDER = 6
 CHRF_BETA = 2.0
@@ -82,25 +84,33 @@ def corpus_cer(hypotheses: Sequence[str], references: Sequence[str]) -> float:
 
 
 def evaluate_dialect(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Return n, cer, baseline_cer (OpenCC hk2s alone), chrf and baseline_chrf over Cantonese → written rows.
+    """Return n, cer, baseline_cer (OpenCC hk2s alone), chrf, baseline_chrf and word accuracy over the rows.
 
     CER is corpus-level (total edits / total reference characters). The reference and the baseline output
     get the normalizer's canonical punctuation and spacing first, so that convention counts for neither.
+    word_accuracy (rules.evaluation.dialect_words): the share of the Cantonese words with one standard
+    rendering that the rules rewrote to it; word_occurrences is how many were scored.
     """
     hk2s = converter("hk2s").convert
+    sources: list[str] = []
     references: list[str] = []
     systems: list[str] = []
     baselines: list[str] = []
     for row in rows:
+        sources.append(row["source"])
         references.append(canonical_form(row["reference"]))
         systems.append(normalize(row["source"]).text)
         baselines.append(canonical_form(hk2s(row["source"])))
+    words = word_accuracy(sources)
     return {
         "n": len(references),
         "cer": round(corpus_cer(systems, references), 4),
         "baseline_cer": round(corpus_cer(baselines, references), 4),
         "chrf": round(chrf(systems, references), 2),
         "baseline_chrf": round(chrf(baselines, references), 2),
+        "word_accuracy": words["word_accuracy"],
+        "word_occurrences": words["word_occurrences"],
+        "word_accuracy_per_word": words["per_word"],
     }
 
 
@@ -113,3 +123,25 @@ def mandarin_change_rate(texts: Iterable[str]) -> float:
         total += len(canonical)
         changed += edit_distance(canonical, normalized)
     return changed / total if total else 0.0
+
+
+def dialect_drift(texts: Iterable[str], top: int = 20) -> dict[str, Any]:
+    """What the dialect step alone changes in (Mandarin) texts: characters, their share, and the commonest edits.
+
+    Each text is taken as the dialect step sees it (canonical form, then simplified); the edits it would make are
+    counted in changed characters (edit distance of each rewritten span), over the characters of those texts.
+    """
+    changed = total = 0
+    edits: Counter[str] = Counter()
+    for text in texts:
+        seen, _ = to_simplified(canonical_form(text), cantonese=True)
+        total += len(seen)
+        for start, end, mandarin in dialect_edits(seen):
+            changed += edit_distance(seen[start:end], mandarin)
+            edits[f"{seen[max(0, start - 4) : start]}[{seen[start:end]}→{mandarin}]{seen[end : end + 4]}"] += 1
+    return {
+        "characters": total,
+        "changed": changed,
+        "rate": round(changed / total, 6) if total else 0.0,
+        "top_changes": edits.most_common(top),
+    }

@@ -1,10 +1,12 @@
 """Linear ticket classifier trained on an organisation's own labelled history, stored as a versioned artifact.
 
-Features: character 1-3-gram TF-IDF of the whole ticket (sublinear tf), the same over the subject line (its
-subject as `ticket_title` finds it), and the keyword-rule scores of every level-1 category; a class-balanced
-LinearSVC on top. Probabilities are a softmax over the SVM's decision values, its sharpness fitted on
-cross-validated decision values of the training tickets; the same cross-validated predictions set each category's
-routing threshold (`rules.tickets.calibration`). Both are stored with the model. DocGate ships no trained model.
+Features: character 1-3-gram TF-IDF (sublinear tf) of the ticket's opening (its first OPENING_CHARS characters:
+the subject and the first sentences, where citizens name the problem), the same over the subject line (as
+`ticket_title` finds it), both with anonymised place codes and numbers folded (`ticket_normalised`), and the
+keyword-rule scores of every level-1 category; a class-balanced LinearSVC on top. Probabilities are a softmax
+over the SVM's decision values, its sharpness fitted on cross-validated decision values of the training tickets;
+the same cross-validated predictions set each category's routing threshold (`rules.tickets.calibration`). Both
+are stored with the model. DocGate ships no trained model.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from rules.tickets.pack import load_pack
 
 ARTIFACT_FORMAT = "docgate-ticket-classifier"
 # 2: calibrated probabilities (fitted sharpness) and per-category routing thresholds in the metadata.
-ARTIFACT_FORMAT_VERSION = 2
+# 3: features of the ticket's opening, place codes and numbers folded, unnormalised rule scores.
+ARTIFACT_FORMAT_VERSION = 3
 MODEL_FILE = "model.joblib"
 METADATA_FILE = "metadata.json"
 # Most subject lines of hotline tickets fit in 40 characters; the body that follows dilutes them.
@@ -50,8 +53,18 @@ TITLE_SEARCH_CHARS = 60
 TITLE_END = re.compile(r"[，。！？,!?：:；;\s]")
 SALUTATION = re.compile(r"尊敬的|您好|你好|领导|书记|市长|厅长|局长|县长|区长|主任")
 TITLE_MIN_CHARS = 4
-# Rule scores are a 15-value summary next to ~10^5 n-gram features; this keeps them from dominating.
-RULE_FEATURE_SCALE = 0.3
+# The n-grams of a long letter's later paragraphs (history, signatures, thanks) add noise, not topic: cut at
+# 150 characters, 5-fold macro-F1 on the public board rose 0.9095 -> 0.9160 (mean of three fold seeds, with the
+# two changes below) and training got three times faster.
+OPENING_CHARS = 150
+# Place codes of anonymised boards (A市, A3区, D12市) and numbers (dates, amounts, phone numbers) say where and
+# when, not what: folded, they stop being features of one district's tickets.
+PLACE_CODE = re.compile(r"[A-Z]\d*([市区县镇乡村州])")
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# Rule scores enter as log(1 + score) without normalising them per ticket, so the model sees how much keyword
+# evidence there is, not only its split between categories (the L2-normalised form scored 0.0025 lower); this
+# scale keeps 15 values from dominating ~10^5 n-gram features.
+RULE_FEATURE_SCALE = 0.15
 # Softmax sharpness used when the training set is too small to cross-validate one (the value that tracked
 # accuracy on held-out tickets of the public board before it was fitted per model).
 CONFIDENCE_SHARPNESS = 2.5
@@ -89,13 +102,23 @@ def subject_line(text: str) -> str:
     return head[: salutation.start()] if salutation else head
 
 
+def ticket_normalised(text: str) -> str:
+    """The text with anonymised place codes folded to 某市/某区… and every number to 0."""
+    return NUMBER.sub("0", PLACE_CODE.sub(r"某\1", text))
+
+
 def ticket_title(texts: Sequence[str]) -> list[str]:
-    """The subject-line part of each ticket (module-level so a pickled pipeline can find it)."""
-    return [subject_line(text) for text in texts]
+    """The subject-line part of each ticket, normalised (module-level so a pickled pipeline can find it)."""
+    return [ticket_normalised(subject_line(text)) for text in texts]
+
+
+def ticket_opening(texts: Sequence[str]) -> list[str]:
+    """The first OPENING_CHARS characters of each ticket, normalised."""
+    return [ticket_normalised(text[:OPENING_CHARS]) for text in texts]
 
 
 class RuleScoreFeatures(BaseEstimator, TransformerMixin):
-    """Keyword-rule scores per level-1 category, log-scaled and L2-normalised, as extra features."""
+    """Keyword-rule scores per level-1 category, log-scaled, as extra features."""
 
     def __init__(self, scale: float = RULE_FEATURE_SCALE) -> None:
         self.scale = scale
@@ -112,16 +135,17 @@ class RuleScoreFeatures(BaseEstimator, TransformerMixin):
         for row, text in enumerate(texts):
             for label, score in rule_match(text, pack=pack).scores:
                 values[row, columns[label]] = math.log1p(score)
-        norms = np.linalg.norm(values, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return sparse.csr_matrix(values / norms * self.scale)
+        return sparse.csr_matrix(values * self.scale)
 
 
 def classifier_pipeline() -> Pipeline:
     """The untrained DocGate ticket pipeline."""
     return make_pipeline(
         make_union(
-            TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True, min_df=2),
+            make_pipeline(
+                FunctionTransformer(ticket_opening),
+                TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True, min_df=2),
+            ),
             make_pipeline(
                 FunctionTransformer(ticket_title),
                 TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True),

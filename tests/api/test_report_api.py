@@ -85,10 +85,11 @@ def result_changed(document: Document, **changes: Any) -> None:
 
 
 def expected_anchors(findings: list[dict[str, Any]], text: str) -> list[str]:
-    """The words each commented finding points at: its span (else its first evidence span), white space trimmed."""
+    """The words each commented finding points at: its span (else its first evidence span), white space trimmed; a
+    finding with no span (a playbook's missing clause) has no place to be commented at."""
     anchors = []
     for finding in findings:
-        if finding["kind"] == "entity":
+        if finding["kind"] == "entity" or not (finding.get("span") or finding.get("spans")):
             continue
         start, end = finding.get("span") or finding["spans"][0]
         anchors.append(text[start:end].strip())

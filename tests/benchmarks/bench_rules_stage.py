@@ -17,6 +17,7 @@ from typing import Any
 from contracts.findings import Finding, entity_finding, span_original
 from contracts.legal.findings import clause_finding, risk_finding, term_finding
 from rules.clauses import ClauseFinding, clause_groups, clause_matches, risk_checks
+from rules.clauses.statutes import contract_type
 from rules.contract_terms import key_terms
 from rules.entities import ENTITY_PACK, Entity, entity_groups, extract_entities
 from rules.evaluation.common import jsonl_rows
@@ -64,7 +65,8 @@ def stage_before(normalized: NormalizedText) -> list[Finding]:
     text = normalized.text
     clauses = clause_matches(text)
     findings = [_clause_occurrence(normalized, c) for c in clauses]
-    findings += [risk_finding(normalized, r) for r in risk_checks(text, clauses)]
+    kind = contract_type(text).kind
+    findings += [risk_finding(normalized, r, kind) for r in risk_checks(text, clauses, kind=kind)]
     findings += [_entity_mention(normalized, e) for e in extract_entities(text)]
     return findings
 
@@ -74,7 +76,8 @@ def stage_grouped(normalized: NormalizedText) -> list[Finding]:
     text = normalized.text
     groups, analysis = clause_groups(text)
     findings: list[Finding] = [clause_finding(normalized, group) for group in groups]
-    findings += [risk_finding(normalized, r) for r in risk_checks(text, analysis.findings)]
+    kind = contract_type(text).kind
+    findings += [risk_finding(normalized, r, kind) for r in risk_checks(text, analysis.findings, kind=kind)]
     findings += [term_finding(normalized, term) for term in key_terms(text)]
     findings += [entity_finding(normalized, g) for g in entity_groups(text, extract_entities(text))]
     return findings

@@ -42,6 +42,8 @@ def test_the_grid_sorts_by_value_and_filters(client: Any, actors: Any) -> None:
     assert _titles(client, "?term=signing_date&low=2026-01-01") == ["房屋租赁合同"]  # a date range
     assert _titles(client, "?term=penalty&high=0.1%") == ["房屋租赁合同"]  # 日万分之五 = 0.05 %
     assert _titles(client, "?title=采购") == ["设备采购合同"]
+    assert _titles(client, "?contract_type=labour") == ["劳动合同书"]  # the type the legal desk read
+    assert _titles(client, "?contract_type=lease&sort=title") == ["房屋租赁合同"]
 
 
 def test_the_grid_shows_readable_values_linked_to_their_spans(client: Any, actors: Any) -> None:

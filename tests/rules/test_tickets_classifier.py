@@ -10,7 +10,16 @@ import pytest
 from rules.evaluation.common import classification_report, jsonl_rows
 from rules.evaluation.tickets import evaluate_tickets
 from rules.tickets import IncompatibleArtifactError, TicketClassifier, classify_ticket, train_classifier
-from rules.tickets.classifier import METADATA_FILE, MODEL_FILE, baseline_pipeline
+from rules.tickets.classifier import (
+    METADATA_FILE,
+    MODEL_FILE,
+    OPENING_CHARS,
+    RuleScoreFeatures,
+    baseline_pipeline,
+    ticket_normalised,
+    ticket_opening,
+    ticket_title,
+)
 from tests.shared_data import shared_file
 
 
@@ -120,3 +129,24 @@ def test_evaluate_with_training_file_and_with_cross_validation(board: list[dict]
         assert 0.0 <= report[key] <= 1.0
     with pytest.raises(ValueError, match="either"):
         evaluate_tickets(sample, train_rows=sample, cv=3)
+
+
+def test_place_codes_and_numbers_are_folded_so_they_are_not_features() -> None:
+    text = "B7县青山镇12栋楼下的垃圾站2023年以来一直没人清运，A市A3区也一样"
+    assert ticket_normalised(text) == "某县青山镇0栋楼下的垃圾站0年以来一直没人清运，某市某区也一样"
+    # Real place names and ordinary Latin words stay as they are.
+    assert ticket_normalised("长沙市岳麓区的WiFi") == "长沙市岳麓区的WiFi"
+    assert ticket_title(["C4区公交站牌被撞倒，尊敬的领导：……"]) == ["某区公交站牌被撞倒"]
+
+
+def test_the_text_features_read_the_opening_of_a_long_letter() -> None:
+    letter = "小区门口的路灯坏了三个月" + "。我们多次打电话反映" * 60
+    (opening,) = ticket_opening([letter])
+    assert len(opening) == OPENING_CHARS and opening.startswith("小区门口的路灯坏了")
+
+
+def test_rule_scores_keep_how_much_evidence_there_is() -> None:
+    """Per-ticket normalisation would give both tickets the same vector; the amount of evidence must show."""
+    many = "学校乱收费，补课费、教辅资料费、校服费都要交，教育局不管"
+    weak, strong = RuleScoreFeatures().transform(["学校收费", many])
+    assert weak.nnz and strong.sum() > weak.sum() * 1.5

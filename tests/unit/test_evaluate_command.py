@@ -29,8 +29,9 @@ def test_script_task_reports_exact_match() -> None:
 
 def test_dialect_task_reports_cer_next_to_the_baseline() -> None:
     report = evaluate("dialect", data=str(shared_file("dialect/public.jsonl")), limit=80)
-    assert {"n", "cer", "baseline_cer", "chrf"} <= set(report)
+    assert {"n", "cer", "baseline_cer", "chrf", "word_accuracy", "word_occurrences"} <= set(report)
     assert report["n"] == 80
+    assert 0.0 <= report["word_accuracy"] <= 1.0 and report["word_occurrences"] > 0
 
 
 def test_clauses_task_reports_f1_and_span_hits() -> None:

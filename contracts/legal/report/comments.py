@@ -68,7 +68,8 @@ def playbook_comment(finding: StoredFinding) -> str:
     """A playbook point: its grade, what the policy says and its legal basis."""
     grade = _text(finding.get("grade")) or _text(finding.get("outcome")) or _text(finding.get("status"))
     head = f"审查要点｜{GRADE_TEXT.get(grade, grade)}" if grade else "审查要点"
-    body = "：".join(part for part in (_text(finding.get("label")), _text(finding.get("message"))) if part)
+    name = _text(finding.get("title")) or _text(finding.get("label"))  # the policy point, not its rule id
+    body = "：".join(part for part in (name, _text(finding.get("message"))) if part)
     return f"{head}：{body}{_basis(finding)}"
 
 

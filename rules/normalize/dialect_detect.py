@@ -1,0 +1,242 @@
+"""Where a text is Cantonese: weighted marker density per sentence and clause, quotations judged by their sentence.
+
+A text is cut into sentences (。！？； and line ends) and these into clauses (，：、). A clause is Cantonese when
+the marker density of the clause, or of its sentence, reaches CANTONESE_THRESHOLD. Markers are the weighted words
+of `cantonese_markers.tsv`; the mined lexicon's keys (words Mandarin does not use) add weak evidence, but only in
+the sentences that hold a marker and their neighbours, so a text without any marker costs one character-class
+scan. Quoted material (“…” ‘…’ 《…》) counts for nothing in its sentence and is Cantonese only inside a Cantonese
+sentence (or when the sentence is nothing but the quotation): a Mandarin contract quoting a Cantonese shop name is
+left alone, a Cantonese ticket's reported speech is rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterator
+from functools import cache, lru_cache
+from typing import NamedTuple
+
+from ahocorasick_rs import Implementation
+
+from rules.normalize.dialect_lexicon import DATA, MINED_FILE, read_table, script_forms
+from rules.term_search import TermIndex
+
+MARKERS_FILE = DATA / "cantonese_markers.tsv"
+# Weighted markers per character of a clause or sentence, short ones counted as at least _MIN_LENGTH long so
+# that one weak marker in a two-character fragment does not decide alone: one sure marker per 25 characters.
+CANTONESE_THRESHOLD = 0.04
+_MIN_LENGTH = 10
+# One sure marker alone in a sentence longer than this, or in a clause, reads as a name or a loanword.
+_SINGLE_MARKER_LENGTH = 20
+_TWO_MARKERS = 2.0
+MINED_KEY_WEIGHT = 0.35
+_SENTENCE_END = re.compile("[。！？；!?;\n]")
+_LOOKBACK = 400
+_CLAUSE_BREAK = re.compile("[，：、,:]")
+_QUOTE = re.compile("“[^”\n]*”|‘[^’\n]*’|《[^》\n]*》|「[^」\n]*」|『[^』\n]*』")
+Span = tuple[int, int]
+
+
+class _Markers(NamedTuple):
+    """The markers (both scripts) as one longest-first pattern with their weights, and the mined keys' index."""
+
+    pattern: re.Pattern[str]
+    first_chars: re.Pattern[str]
+    weights: dict[str, float]
+    mined: TermIndex[float]
+
+
+@cache
+def _markers() -> _Markers:
+    """Read the markers and the mined keys (a few dozen markers: one regex beats an automaton's set-up per text)."""
+    _, rows = read_table(MARKERS_FILE)
+    weights: dict[str, float] = {}
+    for marker, weight in rows:
+        for form in script_forms(marker):
+            weights.setdefault(form, float(weight))
+    ordered = sorted(weights, key=len, reverse=True)
+    first_chars = re.compile("[" + "".join(map(re.escape, dict.fromkeys(form[0] for form in ordered))) + "]")
+    _, mined_rows = read_table(MINED_FILE)
+    mined = {form: MINED_KEY_WEIGHT for row in mined_rows for form in script_forms(row[0]) if form not in weights}
+    return _Markers(
+        re.compile("|".join(map(re.escape, ordered))),
+        first_chars,
+        weights,
+        TermIndex(mined.items(), Implementation.ContiguousNFA),
+    )
+
+
+class _Weights:
+    """Prefix sums of evidence weight over positions: the weight inside any span in two bisections."""
+
+    def __init__(self, hits: list[tuple[int, float]]) -> None:
+        hits.sort()
+        self.starts = [start for start, _ in hits]
+        self.cumulative = [0.0]
+        for _, weight in hits:
+            self.cumulative.append(self.cumulative[-1] + weight)
+
+    def within(self, start: int, end: int) -> float:
+        """Total weight of the evidence starting in [start, end)."""
+        return self.cumulative[bisect_left(self.starts, end)] - self.cumulative[bisect_left(self.starts, start)]
+
+
+class _Sentence(NamedTuple):
+    """A sentence, its quotations, and the evidence density of what lies outside them."""
+
+    start: int
+    end: int
+    quotes: list[Span]
+    density: float
+
+
+def _density(weight: float, length: int) -> float:
+    """Evidence weight per character of a sentence (see _SINGLE_MARKER_LENGTH)."""
+    if length > _SINGLE_MARKER_LENGTH and weight < _TWO_MARKERS:
+        return 0.0
+    return weight / max(length, _MIN_LENGTH)
+
+
+def _clause_density(weight: float, length: int) -> float:
+    """A clause decides alone only on two markers' weight: one could be a name (陈啲明) in a Mandarin sentence."""
+    return weight / max(length, _MIN_LENGTH) if weight >= _TWO_MARKERS else 0.0
+
+
+def _sentence(text: str, start: int, end: int, weights: _Weights) -> _Sentence:
+    quotes = [quote.span() for quote in _QUOTE.finditer(text, start, end)]
+    quoted_weight = sum(weights.within(*quote) for quote in quotes)
+    quoted_length = sum(quote_end - quote_start for quote_start, quote_end in quotes)
+    density = _density(weights.within(start, end) - quoted_weight, end - start - quoted_length)
+    return _Sentence(start, end, quotes, density)
+
+
+def _sentence_bounds(text: str, position: int) -> Span:
+    """The sentence holding `position` (a sentence longer than _LOOKBACK before it starts _LOOKBACK back)."""
+    found = _SENTENCE_END.search(text, position)
+    end = found.end() if found else len(text)
+    start = max(0, position - _LOOKBACK)
+    for match in _SENTENCE_END.finditer(text, start, position):
+        start = match.end()
+    return start, end
+
+
+def _candidate_sentences(text: str) -> tuple[dict[int, _Sentence], _Weights] | None:
+    """The sentences holding a marker and their neighbours (by start), with the evidence weights.
+
+    Sentence bounds are found around the markers only, so a long Mandarin text with one marker costs little.
+    """
+    markers = _markers()
+    first = markers.first_chars.search(text)  # a one-class scan: most texts hold no marker at all
+    if first is None:
+        return None
+    weight = markers.weights
+    marker_hits = [(match.start(), weight[match.group()]) for match in markers.pattern.finditer(text, first.start())]
+    if not marker_hits:
+        return None
+    spans: set[Span] = set()
+    done = -1
+    for position, _ in marker_hits:
+        if position < done:
+            continue
+        start, done = _sentence_bounds(text, position)
+        spans.add((start, done))
+        if start > 0:
+            spans.add(_sentence_bounds(text, start - 1))
+        if done < len(text):
+            spans.add(_sentence_bounds(text, done))
+    hits = marker_hits
+    mined = markers.mined
+    for start, end in spans:
+        hits += [(start + at, mined.values[key]) for key, at, _ in mined.occurrences(text[start:end])]
+    weights = _Weights(hits)
+    return {start: _sentence(text, start, end, weights) for start, end in spans}, weights
+
+
+def _supported(text: str, sentences: dict[int, _Sentence], ending_at: dict[int, _Sentence], start: int) -> float:
+    """A sentence's density, or for a short one (好啦！) the higher density of its neighbours on the same line."""
+    sentence = sentences[start]
+    if sentence.end - sentence.start > _MIN_LENGTH:
+        return sentence.density
+    density = sentence.density
+    after = sentences.get(sentence.end)
+    if after is not None and text[sentence.end - 1] != "\n":
+        density = max(density, after.density)
+    before = ending_at.get(sentence.start)
+    if before is not None and text[sentence.start - 1] != "\n":
+        density = max(density, before.density)
+    return density
+
+
+def _clauses(text: str, start: int, end: int) -> Iterator[Span]:
+    """The clauses of text[start:end], each with its closing mark."""
+    clause_start = start
+    for mark in _CLAUSE_BREAK.finditer(text, start, end):
+        yield clause_start, mark.end()
+        clause_start = mark.end()
+    if clause_start < end:
+        yield clause_start, end
+
+
+def _outside(start: int, end: int, quotes: list[Span]) -> Iterator[Span]:
+    """The parts of [start, end) between the quotations."""
+    position = start
+    for quote_start, quote_end in quotes:
+        if quote_start > position:
+            yield position, quote_start
+        position = quote_end
+    if position < end:
+        yield position, end
+
+
+@lru_cache(maxsize=4)
+def _scored_units(text: str) -> tuple[tuple[Span, float], ...]:
+    """The clauses and quotations near Cantonese evidence, with the density that decides whether they are.
+
+    Cached for the last few texts: the pipeline asks for the score and then for the regions of one text.
+    """
+    found = _candidate_sentences(text)
+    if found is None:
+        return ()
+    return tuple(_units(text, *found))
+
+
+def _units(text: str, sentences: dict[int, _Sentence], weights: _Weights) -> Iterator[tuple[Span, float]]:
+    """A Cantonese sentence as one unit, quotations included; in another, its clauses and lone quotation."""
+    ending_at = {sentence.end: sentence for sentence in sentences.values()}
+    for start in sorted(sentences):
+        sentence = sentences[start]
+        density = _supported(text, sentences, ending_at, start)
+        if density >= CANTONESE_THRESHOLD:
+            yield (sentence.start, sentence.end), density
+            continue
+        outside_length = sentence.end - sentence.start - sum(end - start for start, end in sentence.quotes)
+        if weights.within(sentence.start, sentence.end) >= _TWO_MARKERS:  # else no clause decides alone
+            for part_start, part_end in _outside(sentence.start, sentence.end, sentence.quotes):
+                for clause in _clauses(text, part_start, part_end):
+                    yield clause, max(_clause_density(weights.within(*clause), clause[1] - clause[0]), density)
+        if outside_length <= 3:  # a quotation speaks for itself when the sentence is (almost) nothing else
+            for quote in sentence.quotes:
+                yield quote, max(_density(weights.within(*quote), quote[1] - quote[0]), density)
+
+
+def cantonese_regions(text: str) -> list[Span]:
+    """Sorted, merged spans of the clauses (and quotations) that read as Cantonese."""
+    spans = sorted(span for span, density in _scored_units(text) if density >= CANTONESE_THRESHOLD)
+    merged: list[Span] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def cantonese_score(text: str) -> float:
+    """The evidence density of the most Cantonese clause (or sentence) of the text; 0.0 for Mandarin."""
+    return max((density for _, density in _scored_units(text)), default=0.0)
+
+
+def is_cantonese(score: float) -> bool:
+    """True when a cantonese_score says some clause is Cantonese, so the dialect rewrite has work to do."""
+    return score >= CANTONESE_THRESHOLD
