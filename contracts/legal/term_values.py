@@ -77,13 +77,14 @@ _UNIT_DAYS["hour"] = Decimal(1) / 24
 
 
 def decimal_of(value: Any) -> Decimal | None:
-    """A JSON number or decimal string as a Decimal; None for anything else."""
+    """A JSON number or decimal string as a finite Decimal; None for anything else."""
     if isinstance(value, bool) or value is None:
         return None
     try:
-        return Decimal(str(value))
+        number = Decimal(str(value))
     except (InvalidOperation, ValueError):
         return None
+    return number if number.is_finite() else None  # NaN cannot be compared, and no term is infinite
 
 
 def _plain(number: Decimal) -> str:
