@@ -15,6 +15,7 @@ from contracts.models import DocumentKind, JobState, Role
 from contracts.search import QUERY_MAX_LENGTH
 from contracts.storable import unstorable_character, unstorable_message
 from contracts.throttling import LOGIN, budget_spend, sign_in_budget_key
+from frontend.templatetags.portal import TERM_LABELS
 from rules.tickets.taxonomy import load_taxonomy
 
 CHANNELS = [
@@ -180,3 +181,29 @@ class DispatchFilterForm(forms.Form):
     repeats = forms.BooleanField(label=_("Repeat cases only"), required=False)
     overdue = forms.BooleanField(label=_("Overdue only"), required=False)
     closed = forms.BooleanField(label=_("Include answered and closed"), required=False)
+
+
+class TermGridFilterForm(forms.Form):
+    """The key-term grid's filters and sort (`contracts.legal.grid.GridFilter`)."""
+
+    contract_type = forms.CharField(label=_("Contract type"), max_length=50, required=False)
+    title = forms.CharField(label=_("Title"), max_length=200, required=False)
+    term = forms.ChoiceField(label=_("Key term"), required=False, choices=[("", _("any term")), *TERM_LABELS.items()])
+    presence = forms.ChoiceField(
+        label=_("Term is"),
+        required=False,
+        choices=[("", _("any")), ("present", _("present")), ("blank", _("blank")), ("missing", _("missing"))],
+    )
+    low = forms.CharField(label=_("From"), max_length=40, required=False)
+    high = forms.CharField(label=_("To"), max_length=40, required=False)
+    sort = forms.CharField(max_length=40, required=False)
+    order = forms.ChoiceField(choices=[("desc", "desc"), ("asc", "asc")], required=False)
+
+
+class TermCellForm(forms.Form):
+    """A reviewer's decision on one key term of one contract, from its grid cell."""
+
+    decision = forms.ChoiceField(choices=[("approve", "approve"), ("correct", "correct"), ("reject", "reject")])
+    value = forms.CharField(max_length=500, required=False)
+    version = forms.IntegerField(min_value=1, required=False)
+    next = forms.CharField(max_length=2000, required=False)

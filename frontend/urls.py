@@ -1,5 +1,5 @@
-"""Portal routes: submit, jobs, results, the dispatcher's queue, hotspots, search, the review queue, repeat
-cases, organisation admin and invitations."""
+"""Portal routes: submit, jobs, results, the dispatcher's queue, hotspots, search, the key-term grid, the review
+queue, repeat cases, organisation admin and invitations."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from frontend import (
     report_views,
     review_views,
     search_views,
+    term_grid_views,
     views,
 )
 
@@ -35,6 +36,13 @@ urlpatterns = [
     path("hotspots/", hotspot_views.hotspots, name="hotspots"),
     path("dispatch/", dispatch_views.queue, name="dispatch"),
     path("search/", search_views.search, name="search"),
+    path("contracts/terms/", term_grid_views.grid, name="term_grid"),
+    re_path(r"^contracts/terms\.(?P<file_format>csv|xlsx)$", term_grid_views.grid_export, name="term_grid_export"),
+    path(
+        "documents/<uuid:document_id>/terms/<str:finding_id>/decide/",
+        term_grid_views.cell_decide,
+        name="term_cell_decide",
+    ),
     path("jobs/<uuid:job_id>/llm-rerun/", views.llm_rerun, name="job_llm_rerun"),
     path("review/", review_views.queue, name="review_queue"),
     path("review/<uuid:task_id>/", review_views.task, name="review_task"),

@@ -14,6 +14,7 @@ from contracts.api.progress_views import TicketProgressView
 from contracts.api.report_views import DocumentReportView
 from contracts.api.review_views import ReviewTaskViewSet
 from contracts.api.search_views import SearchView
+from contracts.api.term_views import TermDecisionView, TermGridExportView, TermGridView
 from contracts.api.views import DocumentViewSet, JobViewSet
 from contracts.api.webhook_views import WebhookDeliveryListView, WebhookEndpointView, WebhookRedeliverView
 
@@ -34,6 +35,17 @@ urlpatterns = [
     ),
     path("hotspots/", HotspotsView.as_view(), name="api-hotspots"),
     path("search/", SearchView.as_view(), name="api-search"),
+    path("contracts/terms/", TermGridView.as_view(), name="api-contract-terms"),
+    re_path(
+        r"^contracts/terms\.(?P<file_format>csv|xlsx)$",
+        TermGridExportView.as_view(),
+        name="api-contract-terms-export",
+    ),
+    path(
+        "documents/<uuid:document_id>/terms/<str:finding_id>/decision/",
+        TermDecisionView.as_view(),
+        name="document-term-decision",
+    ),
     path("webhook/", WebhookEndpointView.as_view(), name="webhook"),
     path("webhook/deliveries/", WebhookDeliveryListView.as_view(), name="webhook-deliveries"),
     path(

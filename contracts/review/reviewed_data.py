@@ -11,7 +11,7 @@ from contracts.models import FindingDecision, ReviewDecision
 from contracts.result_data import ResultData, SuggestedResponse
 
 
-def _reviewed(finding: Finding, decision: FindingDecision | None) -> Finding:
+def reviewed_finding(finding: Finding, decision: FindingDecision | None) -> Finding:
     """The finding as the reviewer left it: unreviewed, approved, corrected (its previous values kept) or
     rejected."""
     reviewed: dict[str, Any] = {**finding, "review": "unreviewed"}
@@ -41,7 +41,7 @@ def review_result_data(
     rejected: list[Finding] = []
     for finding in base.findings:
         decision = decisions.get(str(finding.get("id")))
-        reviewed = _reviewed(finding, decision)
+        reviewed = reviewed_finding(finding, decision)
         (rejected if reviewed["review"] == "rejected" else findings).append(reviewed)
     # A reviewer has now approved what goes out (or withheld it by leaving the response empty).
     status: Literal["reviewed", "withheld"] = "reviewed" if response_text else "withheld"

@@ -82,9 +82,20 @@ def reviewer_role(*, user: Any, organisation: Organisation) -> str | None:
     return str(role) if role is not None else None
 
 
-def _require_reviewer(user: Any, organisation: Organisation) -> None:
+def require_reviewer(user: Any, organisation: Organisation) -> None:
+    """Refuse (403) anyone but a reviewer or admin of the organisation."""
     if reviewer_role(user=user, organisation=organisation) not in REVIEWER_ROLES:
         raise ReviewError("not_reviewer", _("Only reviewers of this organisation can review."), 403)
+
+
+def decision_checked(decision: str, corrected: dict[str, Any] | None) -> None:
+    """Refuse a decision that is none of approve / correct / reject, or a correction sent with another decision."""
+    if decision not in ReviewDecision.values:
+        raise ReviewError(
+            "invalid_decision", _("decision must be one of %(values)s.") % {"values": ", ".join(ReviewDecision.values)}
+        )
+    if decision != ReviewDecision.CORRECT and corrected is not None:
+        raise ReviewError("invalid_correction", _("`corrected` is only accepted with the decision `correct`."))
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -179,7 +190,7 @@ def review_task_open(*, job: Job, reasons: list[str], result: Result | None = No
 
 def review_task_claim(*, task_id: RowId, user: Any, organisation: Organisation) -> ReviewTask:
     """Claim an open task, one whose claim expired, or renew one's own claim; raise claimed_by_other otherwise."""
-    _require_reviewer(user, organisation)
+    require_reviewer(user, organisation)
     with transaction.atomic():
         task = _task_locked(task_id, organisation)
         before = _snapshot(task)
@@ -209,7 +220,7 @@ def review_task_claim(*, task_id: RowId, user: Any, organisation: Organisation) 
 
 def review_task_release(*, task_id: RowId, user: Any, organisation: Organisation) -> ReviewTask:
     """Give a claimed task back to the queue (its holder, or an admin of the organisation)."""
-    _require_reviewer(user, organisation)
+    require_reviewer(user, organisation)
     with transaction.atomic():
         task = _task_locked(task_id, organisation)
         before = _snapshot(task)
@@ -264,13 +275,8 @@ def review_finding_decide(
     note: str = "",
 ) -> FindingDecision:
     """Record approve / correct / reject for one finding of the task's latest result; a new call replaces it."""
-    _require_reviewer(user, organisation)
-    if decision not in ReviewDecision.values:
-        raise ReviewError(
-            "invalid_decision", _("decision must be one of %(values)s.") % {"values": ", ".join(ReviewDecision.values)}
-        )
-    if decision != ReviewDecision.CORRECT and corrected is not None:
-        raise ReviewError("invalid_correction", _("`corrected` is only accepted with the decision `correct`."))
+    require_reviewer(user, organisation)
+    decision_checked(decision, corrected)
     with transaction.atomic():
         task = _task_held(task_id, user, organisation)
         finding = next((f for f in _findings_of(task) if str(f.get("id")) == finding_id), None)
@@ -308,7 +314,7 @@ def review_finding_decide(
 
 def review_response_edit(*, task_id: RowId, user: Any, organisation: Organisation, text: str) -> ReviewTask:
     """Replace the outgoing response text of a task the user holds."""
-    _require_reviewer(user, organisation)
+    require_reviewer(user, organisation)
     if len(text) > MAX_RESPONSE_CHARS:
         raise ReviewError("response_too_long", _("The response exceeds %(n)s characters.") % {"n": MAX_RESPONSE_CHARS})
     with transaction.atomic():
@@ -329,7 +335,7 @@ def review_response_edit(*, task_id: RowId, user: Any, organisation: Organisatio
 
 def review_task_finalize(*, task_id: RowId, user: Any, organisation: Organisation) -> Result:
     """Write the reviewed result as a new version, mark the job done and the task finalized; one winner only."""
-    _require_reviewer(user, organisation)
+    require_reviewer(user, organisation)
     with transaction.atomic():
         task = _task_held(task_id, user, organisation)
         before = _snapshot(task)

@@ -8,6 +8,7 @@ from django import template
 from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
+from contracts.legal.term_values import term_value_text
 from contracts.tenancy.personal_data import preview_masked
 
 register = template.Library()
@@ -73,6 +74,16 @@ LABELS: dict[str, Any] = {
     "blank": _("Blank template slot"),
     "negated": _("Excluded"),
     "referenced": _("Referenced only"),
+    "term": _("Key term"),
+    # Contract types (rules.clauses.statutes.contract_type)
+    "lease": _("Lease contract"),
+    "loan": _("Loan contract"),
+    "labour": _("Labour contract"),
+    "sale": _("Sale contract"),
+    "general": _("Other contract"),
+    "agreed": _("Agreed"),
+    "present": _("present"),
+    "missing": _("missing"),
     # A reply not fit to send (rules.tickets.reply_check)
     "reply_no_department": _("Reply names no department"),
     "reply_no_next_step": _("Reply says nothing of what will be done"),
@@ -141,6 +152,38 @@ LABELS: dict[str, Any] = {
     "ticket.due_soon": _("Due soon"),
     "ticket.overdue": _("Overdue"),
 }
+
+# Key terms of a contract (the legal desk's `term` findings; their labels are rules.contract_terms kinds).
+TERM_LABELS: dict[str, Any] = {
+    "party": _("Party"),
+    "signing_date": _("Signing date"),
+    "effective_date": _("Effective date"),
+    "expiry_date": _("Expiry date"),
+    "term": _("Contract term"),
+    "renewal": _("Renewal"),
+    "price": _("Price"),
+    "payment": _("Payment schedule"),
+    "deposit": _("Deposit (定金)"),
+    "penalty": _("Liquidated damages"),
+    "late_interest": _("Late-payment interest"),
+    "notice_period": _("Notice period"),
+    "governing_law": _("Governing law"),
+    "forum": _("Forum"),
+    "probation": _("Probation"),
+    "non_compete": _("Non-compete"),
+}
+
+
+@register.filter
+def term_label(value: Any) -> Any:
+    """The translated name of a key-term kind (price → 价款)."""
+    return TERM_LABELS.get(str(value), value)
+
+
+@register.filter
+def term_value(finding: Any) -> str:
+    """A key term's value as a lawyer reads it (¥100,000.00（含税）, 3 年, 日万分之五)."""
+    return term_value_text(finding) if isinstance(finding, dict) else ""
 
 
 @register.filter

@@ -19,8 +19,9 @@ pytestmark = pytest.mark.django_db
 # The schema the app serves (drf-spectacular), fetched and called in-process over WSGI. Loaded at import:
 # schemathesis's lazy `from_fixture` loader does not run under pytest 9.
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application)
-# The review queue and the cases' merge and split answer reviewers, which no API key is: fuzzed again as Rita.
-review_operations = schema.include(path_regex=r"^/api/v1/(reviews|cases)/")
+# The review queue, the cases' merge and split and a contract's key-term decisions answer reviewers, which no API
+# key is: fuzzed again as Rita.
+review_operations = schema.include(path_regex=r"^/api/v1/(reviews|cases|documents/[^/]+/terms)/")
 
 
 @pytest.fixture

@@ -69,7 +69,11 @@ FORM_ROUTES: dict[str, tuple[Form, ...]] = {
     "hotspots": (Form("get", portal_forms.HotspotFilterForm),),
     "dispatch": (Form("get", portal_forms.DispatchFilterForm),),
     "search": (Form("get", portal_forms.SearchForm),),
+    "term_grid": (Form("get", portal_forms.TermGridFilterForm, extra={"page": TEXT}),),
+    "term_grid_export": (Form("get", portal_forms.TermGridFilterForm),),
+    "term_cell_decide": (Form("post", portal_forms.TermCellForm),),
     "result": (Form("get", extra={"v": {"anyOf": [{"enum": ["1", "2"]}, TEXT]}}),),
+    "result_report": (Form("get"),),
     "job_llm_rerun": (Form("post"),),
     "review_queue": (Form("get", extra={"show": {"anyOf": [{"enum": ["open", "finalized"]}, TEXT]}}),),
     "review_task": (Form("get"),),
@@ -137,16 +141,39 @@ def portal_routes(resolvers: list[URLPattern | URLResolver] | None = None, prefi
                 yield Route(mount, prefix + route, {})
                 continue
             yield from portal_routes(entry.url_patterns, prefix + route)
+        elif entry.name and route.startswith("^"):
+            yield Route(entry.name, "/" + prefix + _regex_template(route), _regex_parameters(route))
         elif entry.name:
             template = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", prefix + route)
             yield Route(entry.name, "/" + template, dict(entry.pattern.converters))
 
 
+_REGEX_GROUP = re.compile(r"\(\?P<(?P<name>\w+)>(?P<body>[^)]*)\)")
+
+
+def _regex_template(route: str) -> str:
+    """A re_path route as a path template: ^documents/(?P<document_id>…)/report\\.(?P<file_format>docx|pdf)$ →
+    documents/{document_id}/report.{file_format}."""
+    return _REGEX_GROUP.sub(r"{\g<name>}", route).removeprefix("^").removesuffix("$").replace("\\.", ".")
+
+
+def _regex_parameters(route: str) -> dict[str, object]:
+    """Each named group of a re_path route: its alternatives (docx|pdf) as a tuple, or a UUID's converter."""
+    return {
+        m["name"]: tuple(m["body"].split("|")) if re.fullmatch(r"[\w|]+", m["body"]) else UUIDConverter()
+        for m in _REGEX_GROUP.finditer(route)
+    }
+
+
 def _path_parameter(name: str, converter: object) -> dict[str, Any]:
     if isinstance(converter, UUIDConverter):
         schema: dict[str, Any] = {"anyOf": [{"enum": KNOWN_UUIDS}, {"type": "string", "format": "uuid"}]}
+    elif isinstance(converter, tuple):  # a re_path group's alternatives
+        schema = {"anyOf": [{"enum": list(converter)}, TEXT]}
     elif isinstance(converter, IntConverter):
         schema = {"anyOf": [{"enum": KNOWN_INTS}, {"type": "integer"}]}
+    elif name == "finding_id":  # a finding of a document's result (F1 …)
+        schema = {"anyOf": [{"enum": FINDING_IDS}, TEXT]}
     else:
         schema = TEXT
     return {"name": name, "in": "path", "required": True, "schema": schema}

@@ -139,8 +139,10 @@ def visitor(request: pytest.FixtureRequest, world: dict[str, Any]) -> Iterator[V
 
 
 def _foreign(case: Any) -> bool:
-    """The path names a row Acme does not hold (Globex's or none at all)."""
-    ids = {name: value for name, value in (case.path_parameters or {}).items() if name.endswith("_id")}
+    """The path names a row Acme does not hold (Globex's or none at all); a finding is named within its document
+    (F1, F2 …), not a row of an organisation."""
+    parameters = (case.path_parameters or {}).items()
+    ids = {name: value for name, value in parameters if name.endswith("_id") and name != "finding_id"}
     return any(str(value) not in portal_schema.ACME_IDS for value in ids.values())
 
 

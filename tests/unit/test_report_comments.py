@@ -89,7 +89,14 @@ def test_every_finding_kind_with_a_span_and_words_is_a_comment() -> None:
     findings: list[dict[str, Any]] = [
         {"kind": "clause", "label": "合同期限", "status": "blank", "span": at("第一条 合同期限自2026年3月1日起三年。")},
         {"kind": "risk", "label": "penalty", "severity": "warning", "message": "违约金过高", "spans": [at("违约金")]},
-        {"kind": "term", "label": "期限", "value": "P3Y", "span": at("自2026年3月1日起三年")},
+        {
+            "kind": "term",
+            "label": "term",
+            "value": {"type": "duration", "amount": "3", "unit": "year"},
+            "normalised": "3 year",
+            "status": "agreed",
+            "span": at("自2026年3月1日起三年"),
+        },
         {
             "kind": "playbook",
             "label": "违约金上限",
@@ -106,7 +113,7 @@ def test_every_finding_kind_with_a_span_and_words_is_a_comment() -> None:
     assert [c.kind for c in comments] == ["clause", "term", "obligation", "risk", "playbook"]
     words = {c.kind: c.text for c in comments}
     assert "合同期限" in words["clause"] and "尚未填写" in words["clause"]
-    assert words["term"] == "关键条款｜期限：P3Y"
+    assert words["term"] == "关键条款｜合同期限：3 年"  # the legal desk's term finding: its kind and value, in Chinese
     assert words["playbook"] == "审查要点｜需上报：违约金上限：超过20%（依据：民法典第585条）"
     assert words["obligation"] == "付款：未约定付款期限"
     obligation = next(c for c in comments if c.kind == "obligation")

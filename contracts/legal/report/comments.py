@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contracts.findings import StoredFinding, finding_list
+from contracts.legal.term_values import TERM_NAMES, term_value_text
 
 # Findings that are not comments: entities are the mentions of parties, amounts and dates (dozens per contract, many
 # of them personal data); the key terms and the findings a lawyer decides on are.
@@ -55,11 +56,12 @@ def risk_comment(finding: StoredFinding) -> str:
 
 
 def term_comment(finding: StoredFinding) -> str:
-    """A key term: its name and the value read from the contract."""
-    value = finding.get("value")
-    shown = _text(value) if isinstance(value, str) else (str(value) if value not in (None, "", {}, []) else "")
+    """A key term: its Chinese name and its value as a lawyer reads it (¥100,000.00（含税）, 3 年, 日万分之五); a
+    blank the template leaves says so."""
+    label = _text(finding.get("label"))
+    shown = term_value_text(finding)
     message = _text(finding.get("message"))
-    return "：".join(part for part in (f"关键条款｜{_text(finding.get('label'))}", shown, message) if part)
+    return "：".join(part for part in (f"关键条款｜{TERM_NAMES.get(label, label)}", shown, message) if part)
 
 
 def playbook_comment(finding: StoredFinding) -> str:

@@ -90,6 +90,9 @@
     if (row) { row.classList.add("active"); row.scrollIntoView({ block: "nearest" }); }
   }
   function findings() {
+    // A link from elsewhere (the key-term grid) names a finding in the address: light it on arrival.
+    var linked = /^#finding-(.+)$/.exec(window.location.hash);
+    if (linked) focusFinding(decodeURIComponent(linked[1]));
     $$("a.finding-link").forEach(function (a) {
       a.addEventListener("click", function (e) { e.preventDefault(); focusFinding(a.getAttribute("data-finding-ref")); });
     });
