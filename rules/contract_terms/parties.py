@@ -170,6 +170,10 @@ def _inline_definitions(text: str) -> list[_Definition]:
         # A name right after a bracket or a blank is the tail of a longer, unwritten one (＿＿省＿＿市土地管理局).
         if not is_party_role(alias) or before in "）)" or _BLANK_RE.match(before) or _BLANK_RE.search(name):
             continue
+        if (cut := _glued_role_cut(name)) != name:  # …有限公司受托方（以下简称乙方）: a lost line break
+            name = name[len(cut) :]
+            found.append(_Definition([_compact(name), alias], None, match.end("name") - len(name), match.end()))
+            continue
         if is_party_role(name):  # 委托方（以下简称甲方）: two role words of one party
             found.append(_Definition([_compact(name), alias], None, match.start("name"), match.end()))
             continue

@@ -39,10 +39,12 @@ _PARTY_ROLE_WORDS = (
 )
 PARTY_ROLES = tuple(_PARTY_ROLE_WORDS.split())
 _ROLE_ALTERNATION = "|".join(sorted(PARTY_ROLES, key=len, reverse=True))
-# 委托方（以下简称甲方）：某某公司 — the name follows the colon and ends at punctuation or space.
+# 委托方（以下简称甲方）：某某公司 — the name follows the colon and ends at punctuation or space, or where the
+# next party's definition begins (a line join can glue 某某公司 to 受托方（以下简称乙方）：).
+_ROLE_DEFINITION = rf"(?:{_ROLE_ALTERNATION})(?:[（(][^）)\n]{{0,12}}[）)])?[ \t　]*[：:]"
 _PARTY_NAME_RE = re.compile(
     rf"(?P<role>{_ROLE_ALTERNATION})(?:[（(][^）)\n]{{0,12}}[）)])?[ \t　]*[：:][ \t　]*"
-    r"(?P<name>[^\s，,。；;：:（(）)＿_…\-—]{2,40})"
+    rf"(?P<name>(?:(?!{_ROLE_DEFINITION})[^\s，,。；;：:（(）)＿_…\-—]){{2,40}})"
 )
 # Form labels and seals are what a blank form prints after 甲方：, never a name.
 _NOT_A_NAME_RE = re.compile(

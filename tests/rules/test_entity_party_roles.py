@@ -56,3 +56,17 @@ def test_the_next_field_s_label_is_no_person() -> None:
     normalized = normalize("联系人：手机13812345678").text
     people = [e.text for e in extract_entities(normalized) if e.label == "PERSON"]
     assert "手机" not in people
+
+
+def test_a_name_joined_to_the_next_definition_by_a_lost_line_break_stays_two_parties() -> None:
+    # Normalisation joins a wrapped line, so 有限公司 and 受托方（以下简称乙方）： meet with no break between them.
+    text = (
+        "委托方（以下简称甲方）：东岳精密机械有限公司\n受托方（以下简称乙方）：西江数据服务有限公司\n"
+        "第一条 保密\n乙方为甲方保密。"
+    )
+    normalized = normalize(text).text
+    groups = [g for g in entity_groups(normalized, extract_entities(normalized)) if g.label == "PARTY"]
+    assert [(g.text, tuple(sorted(g.roles))) for g in groups] == [
+        ("东岳精密机械有限公司", ("委托方", "甲方")),
+        ("西江数据服务有限公司", ("乙方", "受托方")),
+    ]
