@@ -245,6 +245,16 @@ LLM_CASCADE_GATE_MODEL_RISK = {
     )
     for kind in ("ticket", "contract")
 }
+# The model earns its place (contracts.standing): per organisation, question and model, when fewer than
+# LLM_STANDING_FLOOR of its last LLM_STANDING_WINDOW answers were valid, grounded and agreed with the final result
+# (judged once it gave LLM_STANDING_MIN_ANSWERS), the question is not asked (rules-only by policy) but as a probe
+# every LLM_STANDING_PROBE_EVERY documents that would ask it, or after LLM_STANDING_PROBE_AFTER_S; a floor of 0 asks
+# always.
+LLM_STANDING_FLOOR = envfloat("LLM_STANDING_FLOOR", 0.3)
+LLM_STANDING_WINDOW = envint("LLM_STANDING_WINDOW", 20)
+LLM_STANDING_MIN_ANSWERS = envint("LLM_STANDING_MIN_ANSWERS", 5)
+LLM_STANDING_PROBE_EVERY = envint("LLM_STANDING_PROBE_EVERY", 10)
+LLM_STANDING_PROBE_AFTER_S = envfloat("LLM_STANDING_PROBE_AFTER_S", 3600.0)
 # While the model is unavailable, a job with questions for it keeps its provisional result and waits this long
 # (retried with backoff, resumed when the breaker closes) before going to review with `llm_unavailable`.
 DOCGATE_LLM_WAIT_MAX_S = envfloat("DOCGATE_LLM_WAIT_MAX_S", 900.0)

@@ -10,13 +10,16 @@ The rules answer first. Under `LLM_POLICY=cascade` the model is asked only what 
 - `ticket_category`: when the rules' (or the organisation's classifier's) category is below DOCGATE_MIN_CONFIDENCE;
 - `cantonese_rewrite`: for Cantonese text (the dialect lexicon rewrites words, not grammar);
 - `draft`: a reply draft or risk summary, only when drafts are enabled (LLM_DRAFTS).
+A question the organisation's model has not earned its place for (`contracts.standing`: too few of its recent
+answers valid, grounded and agreeing with the final result) is skipped, "rules-only by policy", except when it is
+asked as a probe.
 `always` asks every question that applies to the document; `off` asks none. Every job records what was asked and
 why, and what was skipped and why (`provenance.llm.plan`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -50,6 +53,19 @@ class Question:
         """The question `as_dict` described (as stored in JSON: lists for tuples)."""
         spans = tuple((int(start), int(end)) for start, end in data.get("spans", ()))
         return cls(data["question"], data["reason"], tuple(data.get("labels", ())), spans)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """The standing policy's word on a question the plan would ask: skip it (rules-only by policy) or ask it as a
+    probe, and why."""
+
+    ask: bool
+    note: str
+
+
+# The standing policy's check of a question by name: None to ask it as planned.
+StandingCheck = Callable[[str], "Standing | None"]
 
 
 @dataclass(frozen=True)
@@ -130,14 +146,22 @@ def llm_plan(
     gate: GateDecision,
     cantonese: bool,
     knobs: CascadeSettings,
+    standing: StandingCheck = lambda name: None,
 ) -> LLMPlan:
     """Decide which questions this document asks the model, and why: the safety question, the questions of the
-    document's desk (`desk_questions`, each with whether to ask it), a Cantonese rewrite and a draft."""
+    document's desk (`desk_questions`, each with whether to ask it), a Cantonese rewrite and a draft. A question
+    it would ask goes past `standing` (the organisation's model's standing) first."""
     plan = LLMPlan(policy=knobs.policy)
     if knobs.policy == OFF:
         return plan
 
     def decide(question: Question, ask: bool) -> None:
+        verdict = standing(question.name) if ask else None
+        if verdict is not None and verdict.ask:
+            question = Question(question.name, f"{question.reason}; {verdict.note}", question.labels, question.spans)
+        elif verdict is not None:
+            question = Question(question.name, f"skipped: {verdict.note}", question.labels, question.spans)
+            ask = False
         (plan.asked if ask else plan.skipped).append(question)
 
     gate_question = _gate_question(gate, knobs)

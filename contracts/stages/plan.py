@@ -6,6 +6,7 @@ from django.conf import settings
 
 from contracts.cascade import OFF, CascadeSettings, llm_plan
 from contracts.stages.base import JobContext
+from contracts.standing.policy import standing_check
 from rules.clauses import load_pack
 
 
@@ -37,4 +38,5 @@ class PlanStage:
             gate=ctx.decided_gate(),
             cantonese=ctx.normalized_text().report.is_cantonese,
             knobs=knobs,
+            standing=standing_check(ctx.job.organisation_id, settings.LLM_MODEL),
         )

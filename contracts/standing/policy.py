@@ -1,0 +1,129 @@
+"""The standing policy: below LLM_STANDING_FLOOR over the last LLM_STANDING_WINDOW answers, an organisation's
+question is not asked (rules-only by policy) except for a probe every LLM_STANDING_PROBE_EVERY documents that would
+have asked it, or once LLM_STANDING_PROBE_AFTER_S has passed since the last probe, so that a better model can earn
+its place back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import F, Q
+from django.utils import timezone
+
+from contracts.cascade import Standing, StandingCheck
+from contracts.standing.models import LLMAnswer, LLMProbe
+
+# The questions whose answers are counted (a Cantonese rewrite and a draft have no evidence to ground).
+TRACKED = ("gate", "clauses", "ticket_category")
+
+
+@dataclass(frozen=True)
+class TaskStanding:
+    """One organisation's question to one model over its window of answers."""
+
+    organisation: str
+    task: str
+    model: str
+    answers: int
+    valid: float
+    grounded: float
+    agreed: float
+    useful: float  # valid, grounded and not disagreeing with the final result
+
+    @property
+    def judged(self) -> bool:
+        return self.answers >= settings.LLM_STANDING_MIN_ANSWERS
+
+    @property
+    def rules_only(self) -> bool:
+        return self.judged and self.useful < settings.LLM_STANDING_FLOOR
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "organisation": self.organisation,
+            "task": self.task,
+            "model": self.model,
+            "answers": self.answers,
+            "valid": self.valid,
+            "grounded": self.grounded,
+            "agreed": self.agreed,
+            "useful": self.useful,
+            "state": "rules_only" if self.rules_only else "asked",
+        }
+
+
+def _share(count: int, total: int) -> float:
+    return round(count / total, 4) if total else 0.0
+
+
+def task_standing(organisation_id: Any, task: str, model: str, organisation: str = "") -> TaskStanding:
+    """The question's standing over its newest LLM_STANDING_WINDOW answers (one indexed query)."""
+    rows = list(
+        LLMAnswer.objects.filter(organisation_id=organisation_id, task=task, model=model)
+        .order_by("-id")
+        .values_list("valid", "grounded", "agreed")[: settings.LLM_STANDING_WINDOW]
+    )
+    n = len(rows)
+    answered = [agreed for valid, grounded, agreed in rows if valid and grounded]
+    return TaskStanding(
+        organisation=organisation,
+        task=task,
+        model=model,
+        answers=n,
+        valid=_share(sum(valid for valid, _, _ in rows), n),
+        grounded=_share(len(answered), n),
+        agreed=_share(sum(agreed is True for agreed in answered), len(answered)),
+        useful=_share(sum(agreed is not False for agreed in answered), n),
+    )
+
+
+def _probe_claim(organisation_id: Any, task: str, model: str) -> bool:
+    """Count one skipped question, or claim the probe when its turn has come; one conditional UPDATE decides, so
+    concurrent workers never both probe."""
+    every, after_s = settings.LLM_STANDING_PROBE_EVERY, settings.LLM_STANDING_PROBE_AFTER_S
+    now = timezone.now()
+    key = {"organisation_id": organisation_id, "task": task, "model": model}
+    # The first skip starts the count (a row that exists already is left as it is).
+    LLMProbe.objects.bulk_create([LLMProbe(**key, probed_at=now)], ignore_conflicts=True)
+    due = Q(skipped__gte=max(every - 1, 0)) if every > 0 else Q(pk__in=[])
+    if after_s > 0:
+        due |= Q(probed_at__lt=now - timedelta(seconds=after_s))
+    if LLMProbe.objects.filter(**key).filter(due).update(skipped=0, probed_at=now):
+        return True
+    LLMProbe.objects.filter(**key).update(skipped=F("skipped") + 1)
+    return False
+
+
+def standing_check(organisation_id: Any, model: str) -> StandingCheck:
+    """The plan's check of a question it would ask: None to ask it, else a `Standing` (skip, or ask as a probe)."""
+
+    def check(task: str) -> Standing | None:
+        if task not in TRACKED or settings.LLM_STANDING_FLOOR <= 0:
+            return None
+        standing = task_standing(organisation_id, task, model)
+        if not standing.rules_only:
+            return None
+        why = (
+            f"useful share {standing.useful:.2f} < {settings.LLM_STANDING_FLOOR} over the last "
+            f"{standing.answers} answers of {model}"
+        )
+        if _probe_claim(organisation_id, task, model):
+            return Standing(ask=True, note=f"probe: {why}")
+        return Standing(ask=False, note=f"rules-only by policy: {why}")
+
+    return check
+
+
+def standings() -> list[TaskStanding]:
+    """Every organisation's questions and models with answers, as /readyz and /metrics show them."""
+    from contracts.models import Organisation
+
+    keys = LLMAnswer.objects.values_list("organisation_id", "task", "model").distinct()
+    slugs = dict(Organisation.objects.values_list("pk", "slug"))
+    return [
+        task_standing(organisation_id, task, model, slugs.get(organisation_id, str(organisation_id)))
+        for organisation_id, task, model in sorted(set(keys), key=lambda k: (str(k[0]), k[1], k[2]))
+    ]
