@@ -103,7 +103,7 @@ def test_a_model_that_fails_to_answer_adds_no_review_reason_and_is_counted(
         reply = json.dumps(answer, ensure_ascii=False)
     scripted.reply = reply
     baseline = rules_only_reasons(actors, settings, kind, text)
-    job, result = run(actors, kind, text)
+    job, _ = run(actors, kind, text)
     assert job.review_reasons == baseline
     (row,) = LLMAnswer.objects.filter(job=job, task=task)
     assert (row.valid, row.grounded) == ((False, False) if task == "clauses" else (True, False))
