@@ -146,17 +146,17 @@ def llm_plan(
     gate: GateDecision,
     cantonese: bool,
     knobs: CascadeSettings,
-    standing: StandingCheck = lambda name: None,
+    standing: StandingCheck | None = None,
 ) -> LLMPlan:
     """Decide which questions this document asks the model, and why: the safety question, the questions of the
     document's desk (`desk_questions`, each with whether to ask it), a Cantonese rewrite and a draft. A question
-    it would ask goes past `standing` (the organisation's model's standing) first."""
+    it would ask goes past `standing` (the organisation's model's standing) first, when there is one."""
     plan = LLMPlan(policy=knobs.policy)
     if knobs.policy == OFF:
         return plan
 
     def decide(question: Question, ask: bool) -> None:
-        verdict = standing(question.name) if ask else None
+        verdict = standing(question.name) if ask and standing is not None else None
         if verdict is not None and verdict.ask:
             question = Question(question.name, f"{question.reason}; {verdict.note}", question.labels, question.spans)
         elif verdict is not None:

@@ -10,7 +10,8 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import F, Q
+from django.db.models import F, Q, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from contracts.cascade import Standing, StandingCheck
@@ -66,6 +67,11 @@ def task_standing(organisation_id: Any, task: str, model: str, organisation: str
         .order_by("-id")
         .values_list("valid", "grounded", "agreed")[: settings.LLM_STANDING_WINDOW]
     )
+    return _standing(organisation, task, model, rows)
+
+
+def _standing(organisation: str, task: str, model: str, rows: list[tuple[bool, bool, bool | None]]) -> TaskStanding:
+    """The standing a window of (valid, grounded, agreed) answers gives."""
     n = len(rows)
     answered = [agreed for valid, grounded, agreed in rows if valid and grounded]
     return TaskStanding(
@@ -118,12 +124,18 @@ def standing_check(organisation_id: Any, model: str) -> StandingCheck:
 
 
 def standings() -> list[TaskStanding]:
-    """Every organisation's questions and models with answers, as /readyz and /metrics show them."""
-    from contracts.models import Organisation
-
-    keys = LLMAnswer.objects.values_list("organisation_id", "task", "model").distinct()
-    slugs = dict(Organisation.objects.values_list("pk", "slug"))
+    """Every organisation's questions and models with answers, as /readyz and /metrics show them: one query (each
+    key's newest LLM_STANDING_WINDOW answers, numbered by a window function), however many keys there are."""
+    newest = Window(RowNumber(), partition_by=["organisation_id", "task", "model"], order_by=F("id").desc())
+    rows = (
+        LLMAnswer.objects.annotate(newest=newest)
+        .filter(newest__lte=settings.LLM_STANDING_WINDOW)
+        .values_list("organisation_id", "organisation__slug", "task", "model", "valid", "grounded", "agreed")
+    )
+    windows: dict[tuple[Any, str, str, str], list[tuple[bool, bool, bool | None]]] = {}
+    for organisation_id, slug, task, model, valid, grounded, agreed in rows:
+        windows.setdefault((organisation_id, slug, task, model), []).append((valid, grounded, agreed))
     return [
-        task_standing(organisation_id, task, model, slugs.get(organisation_id, str(organisation_id)))
-        for organisation_id, task, model in sorted(set(keys), key=lambda k: (str(k[0]), k[1], k[2]))
+        _standing(slug, task, model, answers)
+        for (_, slug, task, model), answers in sorted(windows.items(), key=lambda item: item[0][1:])
     ]
