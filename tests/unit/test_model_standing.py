@@ -3,10 +3,11 @@ policy's word (consulted only for a question the rules would ask, so a skipped o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from contracts.cascade import Standing, llm_plan
 from contracts.desks import desk_for
+from contracts.findings import Finding
 from contracts.standing.tally import final_labels
 from tests.unit.test_cascade import KNOBS, SAFE, clause
 
@@ -48,7 +49,8 @@ def test_the_plan_skips_or_probes_as_the_standing_says_and_asks_it_only_about_qu
         consulted.append(name)
         return Standing(ask=False, note="rules-only by policy: 0.00 < 0.3") if name == "clauses" else None
 
-    questions = desk_for("contract").plan_questions([clause("保密", status="referenced")], KNOBS)
+    referenced = cast(list[Finding], [clause("保密", status="referenced")])  # plain dicts with a finding's keys
+    questions = desk_for("contract").plan_questions(referenced, KNOBS)
     plan = llm_plan(desk_questions=questions, gate=SAFE, cantonese=False, knobs=KNOBS, standing=standing)
     assert consulted == ["clauses"], "the gate and the draft were not going to be asked"
     assert not plan.asks_model
