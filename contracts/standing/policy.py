@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import F, Q, Window
+from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
@@ -19,6 +19,7 @@ from contracts.standing.models import LLMAnswer, LLMProbe
 
 # The questions whose answers are counted (a Cantonese rewrite and a draft have no evidence to ground).
 TRACKED = ("gate", "clauses", "ticket_category")
+PROBE_CLAIM_TRIES = 20
 
 
 @dataclass(frozen=True)
@@ -86,21 +87,25 @@ def _standing(organisation: str, task: str, model: str, rows: list[tuple[bool, b
     )
 
 
-def _probe_claim(organisation_id: Any, task: str, model: str) -> bool:
-    """Count one skipped question, or claim the probe when its turn has come; one conditional UPDATE decides, so
-    concurrent workers never both probe."""
+def probe_claim(organisation_id: Any, task: str, model: str) -> bool:
+    """Count one skipped question, or claim the probe when its turn has come (the LLM_STANDING_PROBE_EVERY-th, or
+    LLM_STANDING_PROBE_AFTER_S after the last probe). Compare-and-set: the UPDATE applies only to the count this
+    call read, so concurrent plans each take their own turn (no lock held, no turn lost or taken twice); a plan
+    that loses the race reads again."""
     every, after_s = settings.LLM_STANDING_PROBE_EVERY, settings.LLM_STANDING_PROBE_AFTER_S
-    now = timezone.now()
     key = {"organisation_id": organisation_id, "task": task, "model": model}
     # The first skip starts the count (a row that exists already is left as it is).
-    LLMProbe.objects.bulk_create([LLMProbe(**key, probed_at=now)], ignore_conflicts=True)
-    due = Q(skipped__gte=max(every - 1, 0)) if every > 0 else Q(pk__in=[])
-    if after_s > 0:
-        due |= Q(probed_at__lt=now - timedelta(seconds=after_s))
-    if LLMProbe.objects.filter(**key).filter(due).update(skipped=0, probed_at=now):
-        return True
-    LLMProbe.objects.filter(**key).update(skipped=F("skipped") + 1)
-    return False
+    LLMProbe.objects.bulk_create([LLMProbe(**key, probed_at=timezone.now())], ignore_conflicts=True)
+    for _ in range(PROBE_CLAIM_TRIES):
+        skipped, probed_at = LLMProbe.objects.filter(**key).values_list("skipped", "probed_at").get()
+        now = timezone.now()
+        due = (every > 0 and skipped + 1 >= every) or (
+            after_s > 0 and (probed_at is None or probed_at < now - timedelta(seconds=after_s))
+        )
+        turn = LLMProbe.objects.filter(**key, skipped=skipped, probed_at=probed_at)
+        if turn.update(**({"skipped": 0, "probed_at": now} if due else {"skipped": skipped + 1})):
+            return due
+    return False  # as many plans as tries took the turns at once: this one skips without counting
 
 
 def standing_check(organisation_id: Any, model: str) -> StandingCheck:
@@ -116,7 +121,7 @@ def standing_check(organisation_id: Any, model: str) -> StandingCheck:
             f"useful share {standing.useful:.2f} < {settings.LLM_STANDING_FLOOR} over the last "
             f"{standing.answers} answers of {model}"
         )
-        if _probe_claim(organisation_id, task, model):
+        if probe_claim(organisation_id, task, model):
             return Standing(ask=True, note=f"probe: {why}")
         return Standing(ask=False, note=f"rules-only by policy: {why}")
 

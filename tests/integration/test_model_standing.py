@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
 
 from contracts.intake.submission import Submission, document_submit
-from contracts.models import Job, JobPhase, JobState, LLMAnswer, Result, ReviewTask
+from contracts.models import Job, JobPhase, JobState, LLMAnswer, LLMProbe, Result, ReviewTask
 from contracts.pipeline import job_run
 from contracts.review.workflow import review_finding_decide, review_task_claim, review_task_finalize
+from contracts.standing.policy import probe_claim
 from rules.tickets.taxonomy import load_taxonomy
+from tests.api.test_review_concurrency import at_once
 from tests.inference.fake_server import Recorded, Scripted, ScriptedServer, completion, scripted_server
 
 pytestmark = pytest.mark.django_db
@@ -188,3 +191,16 @@ def test_below_the_floor_a_question_is_rules_only_by_policy_probed_again_and_ask
     assert f'docgate_llm_task_rules_only{{model="{settings.LLM_MODEL}",organisation="acme",task="gate"}} 0.0' in (
         scrape().content.decode()
     )
+
+
+@pytest.mark.integration
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_plans_take_one_probe_per_turn_and_lose_no_skip(
+    actors: Any, settings: Any, real_services: Any
+) -> None:
+    settings.LLM_STANDING_PROBE_EVERY = 4
+    settings.LLM_STANDING_PROBE_AFTER_S = 0
+    # Eight workers planning at once, each for a document that would ask the benched question.
+    outcomes = at_once([partial(probe_claim, actors.acme.pk, "clauses", "m") for _ in range(8)])
+    assert outcomes.count(True) == 2 and outcomes.count(False) == 6, outcomes
+    assert LLMProbe.objects.get(organisation=actors.acme, task="clauses", model="m").skipped == 0
