@@ -5,6 +5,8 @@ Run: `python -m tests.benchmarks.bench_model_place [--tickets N] [--contracts N]
 The stack is `bench_progressive`'s (SQLite, the file-backed broker, the local llama.cpp server with Gemma 3 270M, a
 rules worker and a model worker) under the default `LLM_POLICY=cascade`. Public tickets and contracts are submitted
 at once into a fresh organisation, alternating; times run from the first submission to the last final result.
+`--rounds 2` submits the batch again into the same organisation once the first round is final: the steady state,
+where the organisation's standing (`contracts.standing`) is what its first round left.
 A review reason is the model's when the model produced it: `llm_*`, a conflict (only the model's answers conflict
 with the rules), or a gate decision the model's policy answer raised. The plans' rules-only-by-policy skips are
 counted per question, as is what the model was asked.
@@ -42,12 +44,71 @@ def _model_reasons(reasons: list[str], gate: dict[str, Any] | None) -> list[str]
     return own
 
 
+def _round_run(organisation: Any, batch: list[tuple[str, str]], number: int, timeout_s: float) -> dict[str, Any]:
+    """Submit the batch at once (round `number` marks each text, so that none is a duplicate of an earlier
+    round's), wait until every job is final, and count what happened."""
+    from contracts.intake.submission import Submission, document_submit
+    from contracts.models import FINAL_STATES, Job, JobState, Result
+
+    started = time.monotonic()
+    job_ids = [
+        document_submit(
+            organisation=organisation,
+            submission=Submission(kind=kind, source="api", text=text if number == 1 else f"{text}\n（第{number}轮）"),
+        ).job.pk
+        for kind, text in batch
+    ]
+    while time.monotonic() < started + timeout_s:
+        if Job.objects.filter(pk__in=job_ids, state__in=FINAL_STATES).count() == len(job_ids):
+            break
+        time.sleep(1)
+    all_final_s = round(time.monotonic() - started, 1)
+    states: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    model_review: Counter[str] = Counter()
+    asked: Counter[str] = Counter()
+    by_policy: Counter[str] = Counter()
+    for job in Job.objects.filter(pk__in=job_ids).select_related("document"):
+        states[f"{job.document.kind}:{job.state}"] += 1
+        reasons.update(job.review_reasons or [])
+        result = Result.objects.filter(job=job, final=True).first()
+        llm = (result.provenance or {}).get("llm", {}) if result is not None else {}
+        plan = llm.get("plan", {"asked": [], "skipped": []})
+        asked.update(q["question"] for q in plan["asked"])
+        by_policy.update(q["question"] for q in plan["skipped"] if "rules-only by policy" in q["reason"])
+        if job.state == JobState.NEEDS_REVIEW and _model_reasons(
+            list(job.review_reasons or []), (job.artifacts or {}).get("gate")
+        ):
+            model_review[job.document.kind] += 1
+    return {
+        "round": number,
+        "seconds_until_all_final": all_final_s,
+        "states": dict(states),
+        "review_reasons": dict(reasons),
+        "in_review_because_of_model": dict(model_review),
+        "questions_asked": dict(asked),
+        "questions_rules_only_by_policy": dict(by_policy),
+    }
+
+
+def _standing() -> list[dict[str, Any]]:
+    """The organisation's questions as /readyz lists them (none before the standing policy existed)."""
+    try:
+        from contracts.standing.policy import standings
+    except ImportError:
+        return []
+    return [standing.as_dict() for standing in standings()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tickets", type=int, default=30)
     parser.add_argument("--contracts", type=int, default=30)
     parser.add_argument("--chars", type=int, default=1500, help="each public contract is cut to this length")
-    parser.add_argument("--timeout", type=float, default=3000.0)
+    parser.add_argument("--timeout", type=float, default=3000.0, help="per round")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="the batch again into the same organisation (its standing carried over)"
+    )
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="docgate-model-place-"))
     with ExitStack() as stack:
@@ -74,8 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         from django.conf import settings
         from django.core.management import call_command
 
-        from contracts.intake.submission import Submission, document_submit
-        from contracts.models import FINAL_STATES, Job, JobState, Organisation, Result
+        from contracts.models import Organisation
         from contracts.operations.processes import DEFAULT_QUEUE, LLM_QUEUE, worker_command
 
         call_command("migrate", verbosity=0, interactive=False)
@@ -101,43 +161,11 @@ def main(argv: list[str] | None = None) -> int:
             for doc in pair
             if doc is not None
         ]
-        started = time.monotonic()
-        job_ids = [
-            document_submit(organisation=organisation, submission=Submission(kind=kind, source="api", text=text)).job.pk
-            for kind, text in batch
-        ]
-        deadline = started + args.timeout
-        while time.monotonic() < deadline:
-            if Job.objects.filter(pk__in=job_ids, state__in=FINAL_STATES).count() == len(job_ids):
-                break
-            time.sleep(1)
-        all_final_s = round(time.monotonic() - started, 1)
-        states: Counter[str] = Counter()
-        reasons: Counter[str] = Counter()
-        model_review: Counter[str] = Counter()
-        asked: Counter[str] = Counter()
-        by_policy: Counter[str] = Counter()
-        for job in Job.objects.filter(pk__in=job_ids).select_related("document"):
-            states[f"{job.document.kind}:{job.state}"] += 1
-            reasons.update(job.review_reasons or [])
-            result = Result.objects.filter(job=job, final=True).first()
-            llm = (result.provenance or {}).get("llm", {}) if result is not None else {}
-            plan = llm.get("plan", {"asked": [], "skipped": []})
-            asked.update(q["question"] for q in plan["asked"])
-            by_policy.update(q["question"] for q in plan["skipped"] if "rules-only by policy" in q["reason"])
-            if job.state == JobState.NEEDS_REVIEW and _model_reasons(
-                list(job.review_reasons or []), (job.artifacts or {}).get("gate")
-            ):
-                model_review[job.document.kind] += 1
         report: dict[str, Any] = {
             "stack": "SQLite, file broker, llama.cpp (Gemma 3 270M), rules worker + llm worker, LLM_POLICY=cascade",
-            "documents": len(job_ids),
-            "seconds_until_all_final": all_final_s,
-            "states": dict(states),
-            "review_reasons": dict(reasons),
-            "in_review_because_of_model": dict(model_review),
-            "questions_asked": dict(asked),
-            "questions_rules_only_by_policy": dict(by_policy),
+            "documents_per_round": len(batch),
+            "rounds": [_round_run(organisation, batch, n, args.timeout) for n in range(1, args.rounds + 1)],
+            "standing": _standing(),
         }
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return 0
