@@ -20,7 +20,7 @@ why, and what was skipped and why (`provenance.llm.plan`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from contracts.gate import GateDecision, gate_policy
@@ -39,6 +39,7 @@ class Question:
     # Where the doubted rule evidence lies (original spans): the model reads only the chunks holding it. Empty:
     # the whole document.
     spans: tuple[tuple[int, int], ...] = ()
+    probe: bool = False  # asked although the model is below its standing floor, to see whether it earned it back
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"question": self.name, "reason": self.reason}
@@ -46,13 +47,15 @@ class Question:
             out["labels"] = list(self.labels)
         if self.spans:
             out["spans"] = [list(span) for span in self.spans]
+        if self.probe:
+            out["probe"] = True
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Question:
         """The question `as_dict` described (as stored in JSON: lists for tuples)."""
         spans = tuple((int(start), int(end)) for start, end in data.get("spans", ()))
-        return cls(data["question"], data["reason"], tuple(data.get("labels", ())), spans)
+        return cls(data["question"], data["reason"], tuple(data.get("labels", ())), spans, bool(data.get("probe")))
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,15 @@ class LLMPlan:
     @property
     def asks_model(self) -> bool:
         return bool(self.asked)
+
+    def standing_apply(self, standing: StandingCheck) -> None:
+        """Skip the asked questions `standing` now says not to ask (probes excepted): the model may have fallen
+        below its floor between the plan and its turn in the queue."""
+        for question in list(self.asked):
+            verdict = None if question.probe else standing(question.name)
+            if verdict is not None and not verdict.ask:
+                self.asked.remove(question)
+                self.skipped.append(replace(question, reason=f"skipped: {verdict.note}"))
 
     def record(self) -> dict[str, Any]:
         return {
@@ -158,9 +170,9 @@ def llm_plan(
     def decide(question: Question, ask: bool) -> None:
         verdict = standing(question.name) if ask and standing is not None else None
         if verdict is not None and verdict.ask:
-            question = Question(question.name, f"{question.reason}; {verdict.note}", question.labels, question.spans)
+            question = replace(question, reason=f"{question.reason}; {verdict.note}", probe=True)
         elif verdict is not None:
-            question = Question(question.name, f"skipped: {verdict.note}", question.labels, question.spans)
+            question = replace(question, reason=f"skipped: {verdict.note}")
             ask = False
         (plan.asked if ask else plan.skipped).append(question)
 

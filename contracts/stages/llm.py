@@ -14,6 +14,7 @@ from contracts.desks import ModelAnswer
 from contracts.gate import PolicyAnswer, gate_llm_raise
 from contracts.llm import llm_breaker_snapshot, llm_client
 from contracts.stages.base import JobContext, LLMOutcome, LLMWait
+from contracts.standing.policy import standing_recheck
 from contracts.standing.tally import AnswerMark, desk_answer_mark, gate_answer_mark
 from inference.answers import LLMTaskResult
 from inference.client import LLMClient
@@ -58,6 +59,10 @@ class LLMStage:
         if not ctx.ask_model:
             outcome.error = "deferred: asked after the provisional result"
             return
+        if ctx.job.organisation_id is not None:
+            plan.standing_apply(standing_recheck(ctx.job.organisation_id, client.config.model))
+            if not plan.asks_model:
+                return  # the model fell below its standing floor while the job waited its turn (the plan says so)
         try:
             budget = self._shared_budget(ctx, client)
             # An answer that did not parse or quoted what the text does not say is counted against the model's

@@ -108,6 +108,13 @@ def probe_claim(organisation_id: Any, task: str, model: str) -> bool:
     return False  # as many plans as tries took the turns at once: this one skips without counting
 
 
+def _why(standing: TaskStanding, model: str) -> str:
+    return (
+        f"useful share {standing.useful:.2f} < {settings.LLM_STANDING_FLOOR} over the last "
+        f"{standing.answers} answers of {model}"
+    )
+
+
 def standing_check(organisation_id: Any, model: str) -> StandingCheck:
     """The plan's check of a question it would ask: None to ask it, else a `Standing` (skip, or ask as a probe)."""
 
@@ -117,13 +124,25 @@ def standing_check(organisation_id: Any, model: str) -> StandingCheck:
         standing = task_standing(organisation_id, task, model)
         if not standing.rules_only:
             return None
-        why = (
-            f"useful share {standing.useful:.2f} < {settings.LLM_STANDING_FLOOR} over the last "
-            f"{standing.answers} answers of {model}"
-        )
+        why = _why(standing, model)
         if probe_claim(organisation_id, task, model):
             return Standing(ask=True, note=f"probe: {why}")
         return Standing(ask=False, note=f"rules-only by policy: {why}")
+
+    return check
+
+
+def standing_recheck(organisation_id: Any, model: str) -> StandingCheck:
+    """The model phase's second look at a planned question: skip it when the model has fallen below its floor since
+    the plan (a batch is planned before the model answers any of it); it claims no probe."""
+
+    def check(task: str) -> Standing | None:
+        if task not in TRACKED or settings.LLM_STANDING_FLOOR <= 0:
+            return None
+        standing = task_standing(organisation_id, task, model)
+        if not standing.rules_only:
+            return None
+        return Standing(ask=False, note=f"rules-only by policy, when its turn came: {_why(standing, model)}")
 
     return check
 

@@ -193,6 +193,32 @@ def test_below_the_floor_a_question_is_rules_only_by_policy_probed_again_and_ask
     )
 
 
+def test_a_job_planned_before_the_model_fell_below_the_floor_skips_the_question_when_its_turn_comes(
+    actors: Any, settings: Any, model: tuple[Model, ScriptedServer]
+) -> None:
+    scripted, server = model
+    settings.LLM_STANDING_WINDOW = settings.LLM_STANDING_MIN_ANSWERS = 2
+    settings.LLM_STANDING_FLOOR = 0.5
+    scripted.gate = NO_YES_OR_NO
+    # A batch: every ticket is planned (its rules run) before the model answers any of them.
+    jobs = []
+    for n in range(3):
+        submission = Submission(kind="ticket", source="api", text=f"{TICKET}（第{n}件）")
+        job = document_submit(organisation=actors.acme, submission=submission).job
+        assert job_run(job.pk, "standing-test").status == JobState.PROVISIONAL
+        jobs.append(job)
+    asked = []
+    for job in jobs:
+        before = len(server.chat_bodies())
+        job_run(job.pk, "standing-test", phase=JobPhase.LLM)
+        asked.append(len(server.chat_bodies()) - before)
+    assert asked[0] > 0 and asked[1] > 0 and asked[2] == 0, asked
+    last = Result.objects.filter(job=jobs[2]).order_by("-version")[0]
+    skipped = plan_entry(last, "skipped", "gate")
+    assert skipped is not None and "when its turn came" in skipped["reason"]
+    assert Job.objects.get(pk=jobs[2].pk).state == JobState.DONE
+
+
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_plans_take_one_probe_per_turn_and_lose_no_skip(
