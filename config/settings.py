@@ -245,11 +245,8 @@ LLM_CASCADE_GATE_MODEL_RISK = {
     )
     for kind in ("ticket", "contract")
 }
-# The model earns its place (contracts.standing): per organisation, question and model, when fewer than
-# LLM_STANDING_FLOOR of its last LLM_STANDING_WINDOW answers were valid, grounded and agreed with the final result
-# (judged once it gave LLM_STANDING_MIN_ANSWERS), the question is not asked (rules-only by policy) but as a probe
-# every LLM_STANDING_PROBE_EVERY documents that would ask it, or after LLM_STANDING_PROBE_AFTER_S; a floor of 0 asks
-# always.
+# The model earns its place (contracts.standing): below this share of useful answers (valid, grounded, agreed) over
+# the window, a question is rules-only but for probes; a floor of 0 asks always.
 LLM_STANDING_FLOOR = envfloat("LLM_STANDING_FLOOR", 0.3)
 LLM_STANDING_WINDOW = envint("LLM_STANDING_WINDOW", 20)
 LLM_STANDING_MIN_ANSWERS = envint("LLM_STANDING_MIN_ANSWERS", 5)

@@ -350,8 +350,7 @@ def review_task_finalize(*, task_id: RowId, user: Any, organisation: Organisatio
         )
         if won != 1:
             raise ReviewError("already_finalized", _("Another finalize of this task got there first."), 409)
-        # The model's answers about this document are judged again against what the reviewer decided.
-        answers_review(job_id=task.job_id, findings=result.data.get("findings", []))
+        answers_review(job_id=task.job_id, findings=result.data.get("findings", []))  # the model's, judged again
         job_done = Job.objects.filter(pk=task.job_id, state=JobState.NEEDS_REVIEW).update(
             state=JobState.DONE, finished_at=now
         )
