@@ -245,6 +245,13 @@ LLM_CASCADE_GATE_MODEL_RISK = {
     )
     for kind in ("ticket", "contract")
 }
+# The model earns its place (contracts.standing): below this share of useful answers (valid, grounded, agreed) over
+# the window, a question is rules-only but for probes; a floor of 0 asks always.
+LLM_STANDING_FLOOR = envfloat("LLM_STANDING_FLOOR", 0.3)
+LLM_STANDING_WINDOW = envint("LLM_STANDING_WINDOW", 20)
+LLM_STANDING_MIN_ANSWERS = envint("LLM_STANDING_MIN_ANSWERS", 5)
+LLM_STANDING_PROBE_EVERY = envint("LLM_STANDING_PROBE_EVERY", 10)
+LLM_STANDING_PROBE_AFTER_S = envfloat("LLM_STANDING_PROBE_AFTER_S", 3600.0)
 # While the model is unavailable, a job with questions for it keeps its provisional result and waits this long
 # (retried with backoff, resumed when the breaker closes) before going to review with `llm_unavailable`.
 DOCGATE_LLM_WAIT_MAX_S = envfloat("DOCGATE_LLM_WAIT_MAX_S", 900.0)

@@ -10,14 +10,17 @@ The rules answer first. Under `LLM_POLICY=cascade` the model is asked only what 
 - `ticket_category`: when the rules' (or the organisation's classifier's) category is below DOCGATE_MIN_CONFIDENCE;
 - `cantonese_rewrite`: for Cantonese text (the dialect lexicon rewrites words, not grammar);
 - `draft`: a reply draft or risk summary, only when drafts are enabled (LLM_DRAFTS).
+A question the organisation's model has not earned its place for (`contracts.standing`: too few of its recent
+answers valid, grounded and agreeing with the final result) is skipped, "rules-only by policy", except when it is
+asked as a probe.
 `always` asks every question that applies to the document; `off` asks none. Every job records what was asked and
 why, and what was skipped and why (`provenance.llm.plan`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from contracts.gate import GateDecision, gate_policy
@@ -36,6 +39,7 @@ class Question:
     # Where the doubted rule evidence lies (original spans): the model reads only the chunks holding it. Empty:
     # the whole document.
     spans: tuple[tuple[int, int], ...] = ()
+    probe: bool = False  # asked although the model is below its standing floor, to see whether it earned it back
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"question": self.name, "reason": self.reason}
@@ -43,13 +47,28 @@ class Question:
             out["labels"] = list(self.labels)
         if self.spans:
             out["spans"] = [list(span) for span in self.spans]
+        if self.probe:
+            out["probe"] = True
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Question:
         """The question `as_dict` described (as stored in JSON: lists for tuples)."""
         spans = tuple((int(start), int(end)) for start, end in data.get("spans", ()))
-        return cls(data["question"], data["reason"], tuple(data.get("labels", ())), spans)
+        return cls(data["question"], data["reason"], tuple(data.get("labels", ())), spans, bool(data.get("probe")))
+
+
+@dataclass(frozen=True)
+class Standing:
+    """The standing policy's word on a question the plan would ask: skip it (rules-only by policy) or ask it as a
+    probe, and why."""
+
+    ask: bool
+    note: str
+
+
+# The standing policy's check of a question by name: None to ask it as planned.
+StandingCheck = Callable[[str], "Standing | None"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +100,15 @@ class LLMPlan:
     @property
     def asks_model(self) -> bool:
         return bool(self.asked)
+
+    def standing_apply(self, standing: StandingCheck) -> None:
+        """Skip the asked questions `standing` now says not to ask (probes excepted): the model may have fallen
+        below its floor between the plan and its turn in the queue."""
+        for question in list(self.asked):
+            verdict = None if question.probe else standing(question.name)
+            if verdict is not None and not verdict.ask:
+                self.asked.remove(question)
+                self.skipped.append(replace(question, reason=f"skipped: {verdict.note}"))
 
     def record(self) -> dict[str, Any]:
         return {
@@ -130,14 +158,22 @@ def llm_plan(
     gate: GateDecision,
     cantonese: bool,
     knobs: CascadeSettings,
+    standing: StandingCheck | None = None,
 ) -> LLMPlan:
     """Decide which questions this document asks the model, and why: the safety question, the questions of the
-    document's desk (`desk_questions`, each with whether to ask it), a Cantonese rewrite and a draft."""
+    document's desk (`desk_questions`, each with whether to ask it), a Cantonese rewrite and a draft. A question
+    it would ask goes past `standing` (the organisation's model's standing) first, when there is one."""
     plan = LLMPlan(policy=knobs.policy)
     if knobs.policy == OFF:
         return plan
 
     def decide(question: Question, ask: bool) -> None:
+        verdict = standing(question.name) if ask and standing is not None else None
+        if verdict is not None and verdict.ask:
+            question = replace(question, reason=f"{question.reason}; {verdict.note}", probe=True)
+        elif verdict is not None:
+            question = replace(question, reason=f"skipped: {verdict.note}")
+            ask = False
         (plan.asked if ask else plan.skipped).append(question)
 
     gate_question = _gate_question(gate, knobs)

@@ -169,6 +169,7 @@ def llm_on(settings: Any, llm_server: Any) -> Any:
     """Switch DocGate's LLM stage on against the real local server, with small outputs to keep tests fast."""
     settings.LLM_ENABLED = True
     settings.LLM_POLICY = "always"  # every question, so that each is exercised (the cascade has its own tests)
+    settings.LLM_STANDING_FLOOR = 0.0  # ... however the small model answers them (the standing has its own tests)
     settings.LLM_BASE_URL = llm_server.base_url
     settings.LLM_ENGINE = "llamacpp"
     settings.LLM_MODEL = "gemma-3-270m"

@@ -28,6 +28,7 @@ from kombu import Connection
 from contracts.intake.isolation import isolation
 from contracts.intake.sandbox import CONVERTERS, converter_status
 from contracts.llm import llm_breaker_snapshot, llm_client
+from contracts.standing.policy import standings
 from inference.client import ServerState
 from rules.safety.model import SafetyModelError, load_safety_model
 
@@ -173,7 +174,10 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
     """200 when the database, broker and safety model are usable, 503 with the failing check otherwise; the model
-    server's state and the converters (OCR, LibreOffice) are listed either way."""
+    server's state, the converters (OCR, LibreOffice) and each organisation's questions to the model (asked, or
+    rules-only by policy: `contracts.standing`) are listed either way."""
     ok, checks = readiness()
-    body = {"status": "ready" if ok else "unavailable", "checks": checks, "converters": converters()}
+    body: dict[str, Any] = {"status": "ready" if ok else "unavailable", "checks": checks, "converters": converters()}
+    if checks["database"]["ok"]:
+        body["llm_standing"] = [standing.as_dict() for standing in standings()]
     return JsonResponse(body, status=200 if ok else 503)

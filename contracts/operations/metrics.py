@@ -35,6 +35,7 @@ from prometheus_client.registry import Collector
 
 from contracts.llm import llm_client
 from contracts.models import Job, JobState, Result, ReviewState, ReviewTask
+from contracts.standing.policy import standings
 
 STAGE_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 # Gate decisions are counted over results this recent, so the gauge follows the current traffic.
@@ -113,7 +114,30 @@ class DatabaseCollector(Collector):
         for decision, n in decisions.items():
             gate.add_metric([decision], n)
         yield gate
+        yield from _standing_metrics()
         yield from _breaker_metrics()
+
+
+def _standing_metrics() -> Iterator[Metric]:
+    """Per organisation, question and model: whether the cascade asks it (contracts.standing) and the share of the
+    model's recent answers that were of use."""
+    labels = ["organisation", "task", "model"]
+    rules_only = GaugeMetricFamily(
+        "docgate_llm_task_rules_only",
+        "1 while the model is not asked this question (rules-only by policy).",
+        labels=labels,
+    )
+    useful = GaugeMetricFamily(
+        "docgate_llm_task_useful_share",
+        "Share of the model's last LLM_STANDING_WINDOW answers valid, grounded and agreeing with the final result.",
+        labels=labels,
+    )
+    for standing in standings():
+        key = [standing.organisation, standing.task, standing.model]
+        rules_only.add_metric(key, 1.0 if standing.rules_only else 0.0)
+        useful.add_metric(key, standing.useful)
+    yield rules_only
+    yield useful
 
 
 def _breaker_metrics() -> Iterator[Metric]:

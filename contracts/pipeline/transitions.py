@@ -26,6 +26,7 @@ from contracts.result_data import ResultData
 from contracts.result_versions import result_gate_decision, result_write
 from contracts.review.workflow import review_task_open
 from contracts.stages.base import JobContext
+from contracts.standing.tally import answers_store
 from contracts.webhooks.delivery import webhook_event_failed, webhook_event_final, webhook_event_provisional
 
 logger = logging.getLogger(__name__)
@@ -249,6 +250,10 @@ def job_finish(ctx: JobContext, timings: dict[str, Any]) -> RunStatus:
         if updated != 1:
             return RunStatus.LOST  # another run finished it; writing a second result would double the work
         result = _result_store(ctx, timings, final=True)
+        if ctx.llm is not None and ctx.llm.model:
+            answers_store(
+                organisation_id=ctx.job.organisation_id, job_id=ctx.job.pk, model=ctx.llm.model, marks=ctx.answer_marks
+            )
         if state == JobState.NEEDS_REVIEW:
             review_task_open(job=ctx.job, reasons=ctx.review_reasons, result=result)
         else:

@@ -32,6 +32,7 @@ from contracts.result_versions import result_write
 from contracts.review.corrections import correction_problem
 from contracts.review.examples import reviewer_examples_record
 from contracts.review.reviewed_data import review_result_data
+from contracts.standing.tally import answers_review
 from contracts.webhooks.delivery import webhook_event_final
 
 # Higher first: what the safety gate held back, then disagreement, then uncertainty, then QA samples.
@@ -370,6 +371,7 @@ def review_task_finalize(*, task_id: RowId, user: Any, organisation: Organisatio
         if won != 1:
             raise ReviewError("already_finalized", _("Another finalize of this task got there first."), 409)
         examples = reviewer_examples_record(task=task, judged=latest, reviewed=result, decisions=decisions, user=user)
+        answers_review(job_id=task.job_id, findings=result.data.get("findings", []))  # the model's, judged again
         job_done = Job.objects.filter(pk=task.job_id, state=JobState.NEEDS_REVIEW).update(
             state=JobState.DONE, finished_at=now
         )

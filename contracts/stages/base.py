@@ -10,6 +10,7 @@ from contracts.desks import Desk, desk_for
 from contracts.findings import Finding
 from contracts.gate import GATE_REASONS, GateDecision, gate_review_reason
 from contracts.models import Document, Job
+from contracts.standing.tally import AnswerMark
 from rules.normalize import NormalizedText
 
 
@@ -66,6 +67,7 @@ class JobContext:
     may_wait_for_llm: bool = False
     llm: LLMOutcome | None = None  # llm
     mandarin_rewrite: str | None = None  # llm, for Cantonese input
+    answer_marks: list[AnswerMark] = field(default_factory=list)  # llm; judged by merge, stored with the result
     gate: GateDecision | None = None  # gate (raised by the llm stage when the model answers the policy question)
     summary: dict[str, Any] = field(default_factory=dict)  # merge: gate, conflicts, response, routing
     review_reasons: list[str] = field(default_factory=list)

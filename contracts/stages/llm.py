@@ -10,15 +10,20 @@ from typing import Any
 from django.conf import settings
 
 from contracts.cascade import OFF
+from contracts.desks import ModelAnswer
 from contracts.gate import PolicyAnswer, gate_llm_raise
 from contracts.llm import llm_breaker_snapshot, llm_client
 from contracts.stages.base import JobContext, LLMOutcome, LLMWait
+from contracts.standing.policy import standing_recheck
+from contracts.standing.tally import AnswerMark, desk_answer_mark, gate_answer_mark
 from inference.answers import LLMTaskResult
 from inference.client import LLMClient
 from inference.errors import LLMError, LLMInvalidOutput, LLMRequestError, LLMUnavailable
 from inference.questions import cantonese_rewrite, response_draft, safety_risk, shared_budget
 
 logger = logging.getLogger(__name__)
+# The plan's questions the pipeline itself asks; the others are the desk's.
+SHARED_QUESTIONS = ("gate", "cantonese_rewrite", "draft")
 
 
 def _task_provenance(result: LLMTaskResult) -> dict[str, Any]:
@@ -54,12 +59,16 @@ class LLMStage:
         if not ctx.ask_model:
             outcome.error = "deferred: asked after the provisional result"
             return
+        if ctx.job.organisation_id is not None:
+            plan.standing_apply(standing_recheck(ctx.job.organisation_id, client.config.model))
+            if not plan.asks_model:
+                return  # the model fell below its standing floor while the job waited its turn (the plan says so)
         try:
             budget = self._shared_budget(ctx, client)
+            # An answer that did not parse or quoted what the text does not say is counted against the model's
+            # standing (`contracts.standing`) and leaves the rules' result as it stands: no review reason.
             for result in self._tasks(ctx, client, budget):
                 outcome.tasks[result.task] = _task_provenance(result)
-                if result.invalid_outputs and not result.calls - result.invalid_outputs:
-                    ctx.review_reasons.append("llm_invalid_output")
             self._gate(ctx, client, budget)
         except (LLMUnavailable, LLMRequestError) as exc:
             if ctx.may_wait_for_llm:
@@ -89,12 +98,14 @@ class LLMStage:
         answer = policy_answer_ask(client, ctx.normalized_text().text, budget)
         if answer.status == "unavailable":
             raise LLMUnavailable("the safety policy question could not be asked")
+        ctx.answer_marks.append(gate_answer_mark(ctx.decided_gate(), answer))
         ctx.gate_set(gate_llm_raise(ctx.decided_gate(), answer))
 
     def _tasks(self, ctx: JobContext, client: LLMClient, budget: int | None) -> list[LLMTaskResult]:
         assert ctx.plan is not None
         normalized = ctx.normalized_text()
         answers = ctx.desk.questions_ask(ctx.plan, client, normalized, budget=budget)
+        ctx.answer_marks.extend(_desk_marks(ctx, answers))
         results = [answer.result for answer in answers]
         ctx.findings.extend(finding for answer in answers for finding in answer.findings)
         if ctx.plan.question("cantonese_rewrite") is not None:
@@ -102,6 +113,21 @@ class LLMStage:
             results.append(rewrite)
             ctx.mandarin_rewrite = rewrite.output_text
         return results
+
+
+def _desk_marks(ctx: JobContext, answers: list[ModelAnswer]) -> list[AnswerMark]:
+    """The standing marks of the desk's answers: a desk answers its asked questions one each, in the plan's order
+    (the questions of the plan that are not the shared ones)."""
+    assert ctx.plan is not None
+    questions = [q for q in ctx.plan.asked if q.name not in SHARED_QUESTIONS]
+    if len(questions) != len(answers):
+        logger.warning("job %s: %d desk answers to %d questions; not counted", ctx.job.pk, len(answers), len(questions))
+        return []
+    kinds = ctx.desk.conflict_kinds
+    return [
+        desk_answer_mark(q.name, answer.result, answer.findings, kinds, q.labels)
+        for q, answer in zip(questions, answers, strict=True)
+    ]
 
 
 def model_draft(ctx: JobContext) -> str | None:

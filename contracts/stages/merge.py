@@ -19,6 +19,7 @@ from django.conf import settings
 from contracts.findings import Finding
 from contracts.models import RowId
 from contracts.stages.base import JobContext
+from contracts.standing.tally import marks_agree
 from rules.clauses import NEGATED, PRESENT, STIPULATED
 
 
@@ -105,6 +106,8 @@ class MergeStage:
         ctx.findings, conflicts = rule_llm_merge(
             ctx.findings, conflict_kinds=desk.conflict_kinds, llm_answered=ctx.llm_answered, asked=desk.asked(ctx.plan)
         )
+        marks_agree(ctx.answer_marks, ctx.findings)
+        # Only an answer that stood (valid, grounded) can conflict: the rules' findings win over every other one.
         if conflicts:
             ctx.review_reasons.append("conflict")
         confidence = desk.confidence(ctx.findings)

@@ -6,6 +6,7 @@ from django.conf import settings
 
 from contracts.cascade import OFF, CascadeSettings, llm_plan
 from contracts.stages.base import JobContext
+from contracts.standing.policy import standing_check
 from rules.clauses import load_pack
 
 
@@ -32,9 +33,13 @@ class PlanStage:
 
     def run(self, ctx: JobContext) -> None:
         knobs = self.knobs or cascade_settings()
+        organisation_id = ctx.job.organisation_id
+        # A local analysis (no stored organisation) has no standing: it asks what the cascade plans.
+        standing = standing_check(organisation_id, settings.LLM_MODEL) if organisation_id is not None else None
         ctx.plan = llm_plan(
             desk_questions=ctx.desk.plan_questions(ctx.findings, knobs) if knobs.policy != OFF else [],
             gate=ctx.decided_gate(),
             cantonese=ctx.normalized_text().report.is_cantonese,
             knobs=knobs,
+            standing=standing,
         )

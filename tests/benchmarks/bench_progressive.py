@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "LLM_ENABLED": "true",
             "LLM_POLICY": "always",
+            "LLM_STANDING_FLOOR": "0",  # the model stays busy for the whole batch, however it answers
             "LLM_BASE_URL": server.base_url,
             "LLM_MAX_OUTPUT_TOKENS": "64",
             "LLM_TIMEOUT_S": "300",

@@ -119,6 +119,7 @@ def test_a_60_second_llm_outage_makes_jobs_wait_and_all_finish_with_the_model_on
         LLM_BREAKER_COOLDOWN_S="5",
         LLM_DRAFTS="false",
         DOCGATE_LLM_WAIT_MAX_S="900",
+        LLM_STANDING_FLOOR="0",  # every job asks its questions, however the small model answers them
     )
     log = tmp_path / "worker.log"
     with local_receiver() as receiver:
