@@ -219,24 +219,18 @@ SAFETY_LLM_MAX_CHUNKS = envint("SAFETY_LLM_MAX_CHUNKS", 4)
 # Routing: a ticket category below this confidence, and this share of jobs at random, go to a reviewer.
 DOCGATE_MIN_CONFIDENCE = envfloat("DOCGATE_MIN_CONFIDENCE", 0.5)
 DOCGATE_QA_SAMPLE_RATE = envfloat("DOCGATE_QA_SAMPLE_RATE", 0.0)
-# Repeat cases (contracts.hotline.cases): a new ticket is compared with its organisation's tickets of this many
-# days before it, and joins the case of one whose evidence reaches the threshold (rules.tickets.repeats).
+# Repeat cases: a ticket is compared with its organisation's tickets of this many days before it (the README).
 DOCGATE_REPEAT_WINDOW_DAYS = envint("DOCGATE_REPEAT_WINDOW_DAYS", 30)
-# The default is the measured rules.tickets.repeats.DEFAULT_THRESHOLD (named here, not imported: settings load no
-# rule packages; a test holds the two equal).
+# = rules.tickets.repeats.DEFAULT_THRESHOLD, not imported (settings load no rule packages); a test holds them equal.
 DOCGATE_REPEAT_THRESHOLD = envfloat("DOCGATE_REPEAT_THRESHOLD", 0.35)
-# Model-written reply drafts and risk summaries: on by default with vLLM (Gemma 2 9B-it); off with the embedded
-# llama.cpp base model, which cannot write them — DocGate's templates answer instead.
+# Model-written drafts and summaries: on with vLLM (Gemma 2 9B-it); the embedded base model cannot write them.
 LLM_DRAFTS = envbool("LLM_DRAFTS", LLM_ENGINE == "vllm")
-# What the model is asked (contracts.cascade): `cascade` only what the rules leave in doubt, `always` every
-# question, `off` none (as LLM_ENABLED=false).
+# What the model is asked (contracts.cascade): `cascade` what the rules leave in doubt, `always`, or `off`.
 LLM_POLICY = envstr("LLM_POLICY", "cascade")
 if LLM_POLICY not in ("cascade", "always", "off"):
     raise ValueError(f"LLM_POLICY must be cascade, always or off, not {LLM_POLICY!r}")
-# Under cascade: a clause type whose rule evidence is below this confidence is asked about (on the chunks holding
-# that evidence); the gate question is asked when the lexicon's risk is at least LLM_CASCADE_GATE_RISK or the safety
-# model's P(unsafe) at least its kind's floor (LLM_CASCADE_GATE_MODEL_RISK_<KIND>, else LLM_CASCADE_GATE_RISK), and
-# the model could still raise the decision.
+# Under cascade: clause types with rule evidence below this confidence are asked about; the gate question from the
+# lexicon's risk or the safety model's P(unsafe) per kind on (README, "The LLM layer").
 LLM_CASCADE_CLAUSE_CONFIDENCE = envfloat("LLM_CASCADE_CLAUSE_CONFIDENCE", 0.85)
 LLM_CASCADE_GATE_RISK = envfloat("LLM_CASCADE_GATE_RISK", 0.2)
 LLM_CASCADE_GATE_MODEL_RISK = {
@@ -245,15 +239,13 @@ LLM_CASCADE_GATE_MODEL_RISK = {
     )
     for kind in ("ticket", "contract")
 }
-# The model earns its place (contracts.standing): below this share of useful answers (valid, grounded, agreed) over
-# the window, a question is rules-only but for probes; a floor of 0 asks always.
+# The model earns its place (contracts.standing; README): a floor of 0 asks always.
 LLM_STANDING_FLOOR = envfloat("LLM_STANDING_FLOOR", 0.3)
 LLM_STANDING_WINDOW = envint("LLM_STANDING_WINDOW", 20)
 LLM_STANDING_MIN_ANSWERS = envint("LLM_STANDING_MIN_ANSWERS", 5)
 LLM_STANDING_PROBE_EVERY = envint("LLM_STANDING_PROBE_EVERY", 10)
 LLM_STANDING_PROBE_AFTER_S = envfloat("LLM_STANDING_PROBE_AFTER_S", 3600.0)
-# While the model is unavailable, a job with questions for it keeps its provisional result and waits this long
-# (retried with backoff, resumed when the breaker closes) before going to review with `llm_unavailable`.
+# While the model is down a job keeps its provisional result and waits this long, then goes to review.
 DOCGATE_LLM_WAIT_MAX_S = envfloat("DOCGATE_LLM_WAIT_MAX_S", 900.0)
 
 # --- Celery --------------------------------------------------------------------------------------------------
@@ -399,14 +391,10 @@ LOGGING = {
 }
 
 # --- Learning from reviewers (contracts.learned) -------------------------------------------------------------------
-# `manage.py retrain` judges each new version on this share of an organisation's reviewed documents, never trained
-# on; a version is activated only if it is not worse on the primary metric and loses at most the margin of F1 on
-# any class. Beat retrains every organisation this often (seconds; 0, the default: only by command or the admin).
+# `manage.py retrain`: the held-back share, the per-class F1 margin, and beat's interval (0: off; README).
 DOCGATE_RETRAIN_SLICE_SHARE = envfloat("DOCGATE_RETRAIN_SLICE_SHARE", 0.2)
 DOCGATE_RETRAIN_CLASS_MARGIN = envfloat("DOCGATE_RETRAIN_CLASS_MARGIN", 0.05)
 DOCGATE_RETRAIN_INTERVAL_S = envint("DOCGATE_RETRAIN_INTERVAL_S", 0)
 if DOCGATE_RETRAIN_INTERVAL_S > 0:
-    CELERY_BEAT_SCHEDULE["retrain-organisations"] = {
-        "task": "contracts.tasks.organisations_retrain_task",
-        "schedule": float(DOCGATE_RETRAIN_INTERVAL_S),
-    }
+    RETRAIN_TASK = {"task": "contracts.tasks.organisations_retrain_task", "schedule": float(DOCGATE_RETRAIN_INTERVAL_S)}
+    CELERY_BEAT_SCHEDULE["retrain-organisations"] = RETRAIN_TASK

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from contracts.hotline.deadlines.models import ServiceLevel, TicketDeadline  # noqa: F401 (Django reads them here)
 from contracts.hotline.models import Case, CaseTicket, TicketBand, TicketSignature  # noqa: F401 (Django reads them here)
-from contracts.review.models import LearnedModelVersion, ReviewerExample  # noqa: F401 (Django reads them here)
+from contracts.review.models import ExampleKind, LearnedModelVersion, ModelState, ReviewerExample  # noqa: F401 (Django reads them here)
 from contracts.standing.models import LLMAnswer, LLMProbe  # noqa: F401 (Django reads them here)
 from contracts.tenancy.models import Invitation  # noqa: F401 (Django reads it here)
 from contracts.webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint  # noqa: F401 (Django reads them here)

@@ -12,8 +12,8 @@ from django.shortcuts import render
 
 from contracts.api.auth import request_organisation
 from contracts.models import Membership, Organisation, Role
-from contracts.review.workflow import REVIEWER_ROLES, reviewer_role
 from contracts.tenancy.invitations import invitations_for
+from contracts.tenancy.memberships import REVIEWER_ROLES, reviewer_role
 from contracts.tenancy.personal_data import role_sees_personal_data
 
 View = Callable[..., HttpResponse]

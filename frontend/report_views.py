@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 from contracts.api.report_views import report_response
 from contracts.legal.report.export import ReportRefused, report_download
 from contracts.models import Document
-from contracts.review.workflow import REVIEWER_ROLES
+from contracts.tenancy.memberships import REVIEWER_ROLES
 from frontend.access import may_see_pii, member_required, org_of, portal_role
 
 

@@ -13,7 +13,7 @@ from rest_framework.request import Request
 
 from contracts.api.auth import request_api_key, request_organisation, request_user
 from contracts.models import Role
-from contracts.review.workflow import REVIEWER_ROLES, reviewer_role
+from contracts.tenancy.memberships import REVIEWER_ROLES, reviewer_role
 from contracts.tenancy.personal_data import caller_sees_personal_data
 
 

@@ -11,8 +11,12 @@ from django.db.models import Count, QuerySet
 from contracts.audit import audit_record
 from contracts.broker import task_send
 from contracts.learned.versions import ModelVersionError, model_rollback
-from contracts.models import LearnedModelVersion, Organisation, ReviewerExample
-from contracts.review.models import ModelState
+from contracts.models import (
+    LearnedModelVersion,
+    ModelState,  # registered there with Django
+    Organisation,
+    ReviewerExample,
+)
 
 RETRAIN_TASK = "contracts.tasks.organisation_retrain_task"
 

@@ -11,8 +11,14 @@ from contracts.learned.clauses import NAME, clause_model_current
 from contracts.learned.slice import Labelled, slice_split
 from contracts.learned.store import model_save
 from contracts.learned.versions import failed_version, model_version_failed, model_version_slice_judge
-from contracts.models import Document, LearnedModelVersion, Organisation, Result, ReviewerExample
-from contracts.review.models import ExampleKind
+from contracts.models import (
+    Document,
+    ExampleKind,  # registered there with Django
+    LearnedModelVersion,
+    Organisation,
+    Result,
+    ReviewerExample,
+)
 from rules.clauses import PRESENT, clause_presence
 from rules.clauses.heading_model import (
     MAX_BODY_CHARS,

@@ -15,8 +15,12 @@ from django.conf import settings
 from contracts.learned.slice import Labelled, slice_split
 from contracts.learned.store import model_current_dir, model_current_version, model_save
 from contracts.learned.versions import model_version_slice_judge
-from contracts.models import LearnedModelVersion, Organisation, ReviewerExample
-from contracts.review.models import ExampleKind
+from contracts.models import (
+    ExampleKind,  # registered there with Django
+    LearnedModelVersion,
+    Organisation,
+    ReviewerExample,
+)
 from rules.evaluation.common import classification_report
 from rules.safety_thresholds import review_threshold_recalibrate
 

@@ -10,13 +10,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from contracts.hotline.departments import department_table
 from contracts.learned.slice import Labelled, SliceSplit, slice_split
 from contracts.learned.store import model_root, model_save
 from contracts.learned.tickets import NAME, classifier_current
 from contracts.learned.versions import failed_version, model_version_failed, model_version_slice_judge
-from contracts.models import LearnedModelVersion, Organisation, ReviewDecision, ReviewerExample
-from contracts.review.models import ExampleKind
+from contracts.models import (
+    ExampleKind,  # registered there with Django
+    LearnedModelVersion,
+    Organisation,
+    ReviewDecision,
+    ReviewerExample,
+)
 from rules.evaluation.common import classification_report, jsonl_rows
 from rules.normalize import normalize
 from rules.tickets.combine import classify_tickets
@@ -90,9 +94,9 @@ def ticket_slice_report(
     organisation: Organisation, classifier: TicketClassifier | None, held: Sequence[Labelled]
 ) -> dict[str, Any]:
     """Accuracy, macro-F1 and per-category F1 of the category the desk would route to, on the slice."""
-    classified = classify_tickets(
-        [item.text for item in held], classifier, departments=department_table(organisation.slug)
-    )
+    # The category does not depend on the department table (it only names who handles it), so the shared
+    # learned package needs no desk here.
+    classified = classify_tickets([item.text for item in held], classifier)
     return classification_report([item.label for item in held], [c.label for c in classified])
 
 

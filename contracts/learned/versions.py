@@ -12,9 +12,12 @@ from django.utils.translation import gettext as _
 
 from contracts.audit import audit_record
 from contracts.learned.store import model_current_set, model_current_version
-from contracts.models import LearnedModelVersion, Organisation
+from contracts.models import (
+    LearnedModelVersion,
+    ModelState,  # registered there with Django
+    Organisation,
+)
 from contracts.refusals import Refused
-from contracts.review.models import ModelState
 from rules.evaluation.activation import Verdict, activation_verdict
 
 PRIMARY = "macro_f1"

@@ -17,7 +17,6 @@ from contracts.models import (
     FindingDecision,
     Job,
     JobState,
-    Membership,
     Organisation,
     Result,
     ReviewDecision,
@@ -33,6 +32,7 @@ from contracts.review.corrections import correction_problem
 from contracts.review.examples import reviewer_examples_record
 from contracts.review.reviewed_data import review_result_data
 from contracts.standing.tally import answers_review
+from contracts.tenancy.memberships import REVIEWER_ROLES, reviewer_role
 from contracts.webhooks.delivery import webhook_event_final
 
 # Higher first: what the safety gate held back, then disagreement, then uncertainty, then QA samples.
@@ -47,7 +47,6 @@ REASON_PRIORITY = {
     "qa_sample": 10,
 }
 UNKNOWN_REASON_PRIORITY = 30
-REVIEWER_ROLES = (Role.REVIEWER, Role.ADMIN)
 # Fields of a finding a correction may not touch: its identity and the review marks themselves.
 MAX_RESPONSE_CHARS = 20_000
 
@@ -73,14 +72,6 @@ def review_uncertainty(data: dict[str, Any]) -> float:
     ticket's category, a contract's weakest clause); 1 where it states none (nothing was found to be sure of)."""
     confidence = [float(v) for v in (data.get("confidence") or {}).values() if isinstance(v, int | float)]
     return round(1.0 - min(confidence), 4) if confidence else 1.0
-
-
-def reviewer_role(*, user: Any, organisation: Organisation) -> str | None:
-    """Return the user's role in the organisation, or None when they are not a member."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return None
-    role = Membership.objects.filter(user=user, organisation=organisation).values_list("role", flat=True).first()
-    return str(role) if role is not None else None
 
 
 def require_reviewer(user: Any, organisation: Organisation) -> None:
@@ -335,7 +326,9 @@ def review_response_edit(*, task_id: RowId, user: Any, organisation: Organisatio
 
 
 def review_task_finalize(*, task_id: RowId, user: Any, organisation: Organisation) -> Result:
-    """Write the reviewed result as a new version, mark the job done and the task finalized; one winner only."""
+    """Write the reviewed result as a new version, mark the job done and the task finalized; one winner only.
+
+    One transaction from the result write to the webhook, so no step commits apart (size-limit exception)."""
     require_reviewer(user, organisation)
     with transaction.atomic():
         task = _task_held(task_id, user, organisation)

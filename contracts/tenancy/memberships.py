@@ -15,6 +15,9 @@ from contracts.audit import audit_record
 from contracts.models import Membership, Organisation, Role
 from contracts.refusals import Refused
 
+# Who may review an organisation's documents (and see what they hold unmasked).
+REVIEWER_ROLES = (Role.REVIEWER, Role.ADMIN)
+
 
 class MembershipError(Refused):
     """A membership change DocGate refuses; carries a stable code and a message for the admin."""
@@ -80,3 +83,11 @@ def membership_remove(*, organisation: Organisation, admin_user: Any, membership
             before={"user": membership.user.get_username(), "role": membership.role},
         )
         membership.delete()
+
+
+def reviewer_role(*, user: Any, organisation: Organisation) -> str | None:
+    """Return the user's role in the organisation, or None when they are not a member."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    role = Membership.objects.filter(user=user, organisation=organisation).values_list("role", flat=True).first()
+    return str(role) if role is not None else None

@@ -17,7 +17,7 @@ from django.db.models.fields.json import KeyTransform
 
 from contracts.findings import StoredFinding, finding_list, finding_spans
 from contracts.models import ApiKey, Document, Organisation, Result
-from contracts.review.workflow import REVIEWER_ROLES, reviewer_role
+from contracts.tenancy.memberships import REVIEWER_ROLES, reviewer_role
 from rules.pii import mask_pii
 
 MASK = "＊"

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from contracts.models import Organisation
 from contracts.review.examples_export import reviewer_examples_jsonl
-from contracts.review.workflow import reviewer_role
+from contracts.tenancy.memberships import reviewer_role
 from contracts.tenancy.personal_data import role_sees_personal_data
 
 
