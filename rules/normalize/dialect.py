@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from rules.normalize.dialect_detect import CANTONESE_THRESHOLD, cantonese_regions, cantonese_score, is_cantonese
+from rules.normalize.dialect_detect import (
+    CANTONESE_THRESHOLD,
+    CantoneseReading,
+    cantonese_regions,
+    cantonese_score,
+    is_cantonese,
+    read_cantonese,
+)
 from rules.normalize.dialect_lexicon import Lexicon, LexiconEntry, load_lexicon
 from rules.normalize.offsets import Edit
 
 __all__ = ["CANTONESE_THRESHOLD", "cantonese_regions", "cantonese_score", "dialect_edits", "is_cantonese"]
-__all__ += ["Lexicon", "LexiconEntry", "load_lexicon", "region_edits"]
+__all__ += ["CantoneseReading", "Lexicon", "LexiconEntry", "load_lexicon", "read_cantonese", "region_edits"]
 
 _LOCATIVE = re.compile("[在喺]")
 _LOCATIVE_BREAK = re.compile("[，。！？；：,.!?;:\n]")
@@ -61,7 +68,7 @@ def _segment(text: str, keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, .
         index = following
 
 
-def _passes(regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _passes(regions: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Stretches to scan: regions closer than their own length are scanned together (fewer automaton calls)."""
     stretches: list[tuple[int, int]] = []
     for start, end in regions:
@@ -72,7 +79,7 @@ def _passes(regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return stretches
 
 
-def region_edits(text: str, regions: list[tuple[int, int]], lexicon: Lexicon) -> Iterator[Edit]:
+def region_edits(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon) -> Iterator[Edit]:
     """Edits for the keys inside the sorted, disjoint regions (see _segment); contexts read from the whole text."""
     if not regions:
         return

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
-from functools import cache, lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from ahocorasick_rs import Implementation
@@ -189,12 +189,8 @@ def _outside(start: int, end: int, quotes: list[Span]) -> Iterator[Span]:
         yield position, end
 
 
-@lru_cache(maxsize=4)
 def _scored_units(text: str) -> tuple[tuple[Span, float], ...]:
-    """The clauses and quotations near Cantonese evidence, with the density that decides whether they are.
-
-    Cached for the last few texts: the pipeline asks for the score and then for the regions of one text.
-    """
+    """The clauses and quotations near Cantonese evidence, with the density that decides whether they are."""
     found = _candidate_sentences(text)
     if found is None:
         return ()
@@ -220,9 +216,16 @@ def _units(text: str, sentences: dict[int, _Sentence], weights: _Weights) -> Ite
                 yield quote, max(_density(weights.within(*quote), quote[1] - quote[0]), density)
 
 
-def cantonese_regions(text: str) -> list[Span]:
-    """Sorted, merged spans of the clauses (and quotations) that read as Cantonese."""
-    spans = sorted(span for span, density in _scored_units(text) if density >= CANTONESE_THRESHOLD)
+class CantoneseReading(NamedTuple):
+    """One detection pass: the score of the most Cantonese clause and the regions that read as Cantonese."""
+
+    score: float
+    regions: tuple[Span, ...]
+
+
+def _merged_regions(units: tuple[tuple[Span, float], ...]) -> list[Span]:
+    """Sorted, merged spans of the units dense enough to be Cantonese."""
+    spans = sorted(span for span, density in units if density >= CANTONESE_THRESHOLD)
     merged: list[Span] = []
     for start, end in spans:
         if merged and start <= merged[-1][1]:
@@ -230,6 +233,22 @@ def cantonese_regions(text: str) -> list[Span]:
         else:
             merged.append((start, end))
     return merged
+
+
+def read_cantonese(text: str) -> CantoneseReading:
+    """Score and regions from one detection pass (the pipeline needs both: the score picks the script config)."""
+    units = _scored_units(text)
+    if not units:
+        return _MANDARIN
+    return CantoneseReading(max(density for _, density in units), tuple(_merged_regions(units)))
+
+
+_MANDARIN = CantoneseReading(0.0, ())
+
+
+def cantonese_regions(text: str) -> list[Span]:
+    """Sorted, merged spans of the clauses (and quotations) that read as Cantonese."""
+    return _merged_regions(_scored_units(text))
 
 
 def cantonese_score(text: str) -> float:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from rules.normalize import normalize, to_simplified
+from rules.normalize import dialect_detect, normalize, to_simplified
 from rules.normalize.data import build_dialect_lexicon
 from rules.normalize.dialect import cantonese_regions, dialect_edits
 from rules.normalize.dialect_lexicon import GRAMMAR_FILE, MINED_FILE, read_table
@@ -131,3 +131,18 @@ def test_lexicon_build_reproduces_the_shipped_table(tmp_path: pytest.TempPathFac
     out = tmp_path / "cantonese_lexicon.tsv"  # type: ignore[operator]
     build_dialect_lexicon.main(["--shared", str(SHARED_DATA), "--out", str(out)])
     assert out.read_bytes() == MINED_FILE.read_bytes()
+
+
+def test_normalize_detects_cantonese_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The score that picks hk2s and the regions the rewrite reads come from one detection pass.
+    calls: list[str] = []
+    detect = dialect_detect._candidate_sentences
+
+    def counting(text: str) -> object:
+        calls.append(text)
+        return detect(text)
+
+    monkeypatch.setattr(dialect_detect, "_candidate_sentences", counting)
+    result = normalize("佢哋話個系統壞咗，點算？")
+    assert result.text == "他们说个系统坏了，怎么办？"
+    assert len(calls) == 1
