@@ -31,7 +31,8 @@ _LOCATIVE_BREAK = re.compile("[，。！？；：,.!?;:\n]")
 def _fitting(text: str, start: int, end: int, entries: tuple[LexiconEntry, ...]) -> str | None:
     """The Mandarin of the first entry whose context holds around text[start:end], or None."""
     for entry in entries:
-        if entry.fits(text, start, end):
+        # most entries have no context: no call to make
+        if (entry.before is None and entry.after is None) or entry.fits(text, start, end):
             return entry.mandarin
     return None
 
@@ -40,23 +41,26 @@ def _segment(text: str, keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, .
     """The keys to rewrite: the most Cantonese characters covered, then the fewest keys (longest ones).
 
     A dynamic programme over the key positions, right to left; on a tie the later key wins, which reads 去街市
-    as 去 + 街市 (market), not 去街 (go out) + 市.
+    as 去 + 街市 (market), not 去街 (go out) + 市. A choice's value is one integer, covered × (len + 1) − keys,
+    which orders as (covered, −keys) does since there are never more keys than characters.
     """
     positions = sorted(keys_at)
-    best: list[tuple[int, int]] = [(0, 0)] * (len(positions) + 1)  # (covered, -keys) from positions[i] on
+    scale = len(text) + 1
+    best = [0] * (len(positions) + 1)  # value of the best choice from positions[i] on
     choice: list[tuple[int, str, int] | None] = [None] * len(positions)  # (end, mandarin, next index)
     for index in range(len(positions) - 1, -1, -1):
         start = positions[index]
-        best[index] = best[index + 1]
+        best_here = best[index + 1]
         for end, entries in keys_at[start]:
             mandarin = _fitting(text, start, end, entries)
             if mandarin is None:
                 continue
             following = bisect_left(positions, end, index + 1)
-            value = (best[following][0] + end - start, best[following][1] - 1)
-            if value > best[index]:
-                best[index] = value
+            value = best[following] + (end - start) * scale - 1
+            if value > best_here:
+                best_here = value
                 choice[index] = (end, mandarin, following)
+        best[index] = best_here
     index = 0
     while index < len(positions):
         chosen = choice[index]

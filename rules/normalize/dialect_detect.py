@@ -31,10 +31,12 @@ _MIN_LENGTH = 10
 _SINGLE_MARKER_LENGTH = 20
 _TWO_MARKERS = 2.0
 MINED_KEY_WEIGHT = 0.35
-_SENTENCE_END = re.compile("[。！？；!?;\n]")
+_SENTENCE_END_MARKS = "。！？；!?;\n"
+_SENTENCE_END = re.compile(f"[{_SENTENCE_END_MARKS}]")
 _LOOKBACK = 400
 _CLAUSE_BREAK = re.compile("[，：、,:]")
 _QUOTE = re.compile("“[^”\n]*”|‘[^’\n]*’|《[^》\n]*》|「[^」\n]*」|『[^』\n]*』")
+_QUOTE_MARK = re.compile("[“‘《「『]")
 Span = tuple[int, int]
 
 
@@ -115,25 +117,45 @@ def _sentence_bounds(text: str, position: int) -> Span:
     """The sentence holding `position` (a sentence longer than _LOOKBACK before it starts _LOOKBACK back)."""
     found = _SENTENCE_END.search(text, position)
     end = found.end() if found else len(text)
-    start = max(0, position - _LOOKBACK)
-    for match in _SENTENCE_END.finditer(text, start, position):
-        start = match.end()
-    return start, end
+    lookback = max(0, position - _LOOKBACK)
+    # The last sentence end before `position`: one backward C scan per mark, not every match of the window.
+    last = max(text.rfind(mark, lookback, position) for mark in _SENTENCE_END_MARKS)
+    return (last + 1 if last >= 0 else lookback), end
 
 
-def _candidate_sentences(text: str) -> tuple[dict[int, _Sentence], _Weights] | None:
+def _marker_hits(text: str) -> list[tuple[int, float]]:
+    """(start, weight) of every marker in the text, in order."""
+    markers = _markers()
+    first = markers.first_chars.search(text)  # a one-class scan: most texts hold no marker at all
+    if first is None:
+        return []
+    weight = markers.weights
+    return [(match.start(), weight[match.group()]) for match in markers.pattern.finditer(text, first.start())]
+
+
+def _one_sentence_units(text: str, marker_hits: list[tuple[int, float]]) -> tuple[tuple[Span, float], ...] | None:
+    """_units for a short text of one sentence without quotation marks, or None when its clauses must decide.
+
+    Most Cantonese tickets and chat lines are such a sentence: one automaton pass and a sum, no bounds to find.
+    """
+    mined = _markers().mined
+    hits = marker_hits + [(at, mined.values[key]) for key, at, _ in mined.occurrences(text)]
+    hits.sort()
+    total = 0.0
+    for _, weight in hits:  # in position order, as _Weights adds them: the same float
+        total += weight
+    density = _density(total, len(text))
+    if density >= CANTONESE_THRESHOLD:
+        return (((0, len(text)), density),)
+    return () if total < _TWO_MARKERS else None
+
+
+def _candidate_sentences(text: str, marker_hits: list[tuple[int, float]]) -> tuple[dict[int, _Sentence], _Weights]:
     """The sentences holding a marker and their neighbours (by start), with the evidence weights.
 
     Sentence bounds are found around the markers only, so a long Mandarin text with one marker costs little.
     """
-    markers = _markers()
-    first = markers.first_chars.search(text)  # a one-class scan: most texts hold no marker at all
-    if first is None:
-        return None
-    weight = markers.weights
-    marker_hits = [(match.start(), weight[match.group()]) for match in markers.pattern.finditer(text, first.start())]
-    if not marker_hits:
-        return None
+    mined = _markers().mined
     spans: set[Span] = set()
     done = -1
     for position, _ in marker_hits:
@@ -146,7 +168,6 @@ def _candidate_sentences(text: str) -> tuple[dict[int, _Sentence], _Weights] | N
         if done < len(text):
             spans.add(_sentence_bounds(text, done))
     hits = marker_hits
-    mined = markers.mined
     for start, end in spans:
         hits += [(start + at, mined.values[key]) for key, at, _ in mined.occurrences(text[start:end])]
     weights = _Weights(hits)
@@ -191,10 +212,14 @@ def _outside(start: int, end: int, quotes: list[Span]) -> Iterator[Span]:
 
 def _scored_units(text: str) -> tuple[tuple[Span, float], ...]:
     """The clauses and quotations near Cantonese evidence, with the density that decides whether they are."""
-    found = _candidate_sentences(text)
-    if found is None:
+    marker_hits = _marker_hits(text)
+    if not marker_hits:
         return ()
-    return tuple(_units(text, *found))
+    if len(text) <= _LOOKBACK and not _SENTENCE_END.search(text, 0, len(text) - 1) and not _QUOTE_MARK.search(text):
+        units = _one_sentence_units(text, marker_hits)
+        if units is not None:
+            return units
+    return tuple(_units(text, *_candidate_sentences(text, marker_hits)))
 
 
 def _units(text: str, sentences: dict[int, _Sentence], weights: _Weights) -> Iterator[tuple[Span, float]]:

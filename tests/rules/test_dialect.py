@@ -136,13 +136,13 @@ def test_lexicon_build_reproduces_the_shipped_table(tmp_path: pytest.TempPathFac
 def test_normalize_detects_cantonese_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # The score that picks hk2s and the regions the rewrite reads come from one detection pass.
     calls: list[str] = []
-    detect = dialect_detect._candidate_sentences
+    detect = dialect_detect._marker_hits
 
     def counting(text: str) -> object:
         calls.append(text)
         return detect(text)
 
-    monkeypatch.setattr(dialect_detect, "_candidate_sentences", counting)
+    monkeypatch.setattr(dialect_detect, "_marker_hits", counting)
     result = normalize("佢哋話個系統壞咗，點算？")
     assert result.text == "他们说个系统坏了，怎么办？"
     assert len(calls) == 1
