@@ -83,11 +83,16 @@ def _passes(regions: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return stretches
 
 
-def region_edits(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon) -> Iterator[Edit]:
-    """Edits for the keys inside the sorted, disjoint regions (see _segment); contexts read from the whole text."""
-    if not regions:
-        return
+def _keys_at(
+    text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon
+) -> dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]]:
+    """The keys lying inside one region, by start: (end, entries) in the automaton's order."""
     keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]] = {}
+    values = lexicon.index.values
+    if len(regions) == 1 and regions[0] == (0, len(text)):  # a Cantonese chat line: every key counts
+        for number, key_start, key_end in lexicon.index.occurrences(text):
+            keys_at.setdefault(key_start, []).append((key_end, values[number]))
+        return keys_at
     starts = [start for start, _ in regions]
     for first, last in _passes(regions):
         # One automaton pass per stretch of close regions, keeping the keys that lie inside one region.
@@ -96,7 +101,15 @@ def region_edits(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon
             key_end += first
             region = bisect_right(starts, key_start) - 1
             if region >= 0 and key_end <= regions[region][1]:
-                keys_at.setdefault(key_start, []).append((key_end, lexicon.index.values[number]))
+                keys_at.setdefault(key_start, []).append((key_end, values[number]))
+    return keys_at
+
+
+def region_edits(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon) -> Iterator[Edit]:
+    """Edits for the keys inside the sorted, disjoint regions (see _segment); contexts read from the whole text."""
+    if not regions:
+        return
+    keys_at = _keys_at(text, regions, lexicon)
     for key_start, key_end, mandarin in _segment(text, keys_at):
         # 喺广州用紧 already says 在 once: 在广州用, not 在广州在用
         if (
