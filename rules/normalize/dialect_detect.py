@@ -36,7 +36,8 @@ _SENTENCE_END = re.compile(f"[{_SENTENCE_END_MARKS}]")
 _LOOKBACK = 400
 _CLAUSE_BREAK = re.compile("[，：、,:]")
 _QUOTE = re.compile("“[^”\n]*”|‘[^’\n]*’|《[^》\n]*》|「[^」\n]*」|『[^』\n]*』")
-_QUOTE_MARK = re.compile("[“‘《「『]")
+# A sentence end before the last character, or an opening quotation mark (one at the very end quotes nothing).
+_ONE_SENTENCE_BREAK = re.compile(f"[{_SENTENCE_END_MARKS}“‘《「『]")
 Span = tuple[int, int]
 
 
@@ -215,7 +216,7 @@ def _scored_units(text: str) -> tuple[tuple[Span, float], ...]:
     marker_hits = _marker_hits(text)
     if not marker_hits:
         return ()
-    if len(text) <= _LOOKBACK and not _SENTENCE_END.search(text, 0, len(text) - 1) and not _QUOTE_MARK.search(text):
+    if len(text) <= _LOOKBACK and not _ONE_SENTENCE_BREAK.search(text, 0, len(text) - 1):
         units = _one_sentence_units(text, marker_hits)
         if units is not None:
             return units
