@@ -172,3 +172,12 @@ def test_normalize_detects_cantonese_once(monkeypatch: pytest.MonkeyPatch) -> No
 def test_set_phrases_and_verb_complements(cantonese: str, mandarin: str) -> None:
     # 一齊/即刻/行街 and 冇 + noun as Mandarin says them, 吓 after a verb = 一下, 晒 after a verb = done, 未呀 asks.
     assert normalize(cantonese).text == mandarin
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="佢哋唔係嘅喺咗啲冇嘢我你好食飯返屋企得而家点解，。？！；“”《》\n ", max_size=60))
+def test_one_sentence_shortcut_scores_as_the_general_path(text: str) -> None:
+    hits = dialect_detect._marker_hits(text)
+    assume(hits)
+    general = tuple(dialect_detect._units(text, *dialect_detect._candidate_sentences(text, hits)))
+    assert dialect_detect._scored_units(text) == general
