@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from rules.normalize.dialect_detect import CANTONESE_THRESHOLD, cantonese_regions, cantonese_score, is_cantonese
+from rules.normalize.dialect_detect import (
+    CANTONESE_THRESHOLD,
+    CantoneseReading,
+    cantonese_regions,
+    cantonese_score,
+    is_cantonese,
+    read_cantonese,
+)
 from rules.normalize.dialect_lexicon import Lexicon, LexiconEntry, load_lexicon
 from rules.normalize.offsets import Edit
 
 __all__ = ["CANTONESE_THRESHOLD", "cantonese_regions", "cantonese_score", "dialect_edits", "is_cantonese"]
-__all__ += ["Lexicon", "LexiconEntry", "load_lexicon", "region_edits"]
+__all__ += ["CantoneseReading", "Lexicon", "LexiconEntry", "load_lexicon", "read_cantonese", "region_edits"]
 
 _LOCATIVE = re.compile("[在喺]")
 _LOCATIVE_BREAK = re.compile("[，。！？；：,.!?;:\n]")
@@ -24,7 +31,8 @@ _LOCATIVE_BREAK = re.compile("[，。！？；：,.!?;:\n]")
 def _fitting(text: str, start: int, end: int, entries: tuple[LexiconEntry, ...]) -> str | None:
     """The Mandarin of the first entry whose context holds around text[start:end], or None."""
     for entry in entries:
-        if entry.fits(text, start, end):
+        # most entries have no context: no call to make
+        if (entry.before is None and entry.after is None) or entry.fits(text, start, end):
             return entry.mandarin
     return None
 
@@ -33,23 +41,26 @@ def _segment(text: str, keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, .
     """The keys to rewrite: the most Cantonese characters covered, then the fewest keys (longest ones).
 
     A dynamic programme over the key positions, right to left; on a tie the later key wins, which reads 去街市
-    as 去 + 街市 (market), not 去街 (go out) + 市.
+    as 去 + 街市 (market), not 去街 (go out) + 市. A choice's value is one integer, covered × (len + 1) − keys,
+    which orders as (covered, −keys) does since there are never more keys than characters.
     """
     positions = sorted(keys_at)
-    best: list[tuple[int, int]] = [(0, 0)] * (len(positions) + 1)  # (covered, -keys) from positions[i] on
+    scale = len(text) + 1
+    best = [0] * (len(positions) + 1)  # value of the best choice from positions[i] on
     choice: list[tuple[int, str, int] | None] = [None] * len(positions)  # (end, mandarin, next index)
     for index in range(len(positions) - 1, -1, -1):
         start = positions[index]
-        best[index] = best[index + 1]
+        best_here = best[index + 1]
         for end, entries in keys_at[start]:
             mandarin = _fitting(text, start, end, entries)
             if mandarin is None:
                 continue
             following = bisect_left(positions, end, index + 1)
-            value = (best[following][0] + end - start, best[following][1] - 1)
-            if value > best[index]:
-                best[index] = value
+            value = best[following] + (end - start) * scale - 1
+            if value > best_here:
+                best_here = value
                 choice[index] = (end, mandarin, following)
+        best[index] = best_here
     index = 0
     while index < len(positions):
         chosen = choice[index]
@@ -61,7 +72,7 @@ def _segment(text: str, keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, .
         index = following
 
 
-def _passes(regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _passes(regions: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Stretches to scan: regions closer than their own length are scanned together (fewer automaton calls)."""
     stretches: list[tuple[int, int]] = []
     for start, end in regions:
@@ -72,11 +83,16 @@ def _passes(regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return stretches
 
 
-def region_edits(text: str, regions: list[tuple[int, int]], lexicon: Lexicon) -> Iterator[Edit]:
-    """Edits for the keys inside the sorted, disjoint regions (see _segment); contexts read from the whole text."""
-    if not regions:
-        return
+def _keys_at(
+    text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon
+) -> dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]]:
+    """The keys lying inside one region, by start: (end, entries) in the automaton's order."""
     keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]] = {}
+    values = lexicon.index.values
+    if len(regions) == 1 and regions[0] == (0, len(text)):  # a Cantonese chat line: every key counts
+        for number, key_start, key_end in lexicon.index.occurrences(text):
+            keys_at.setdefault(key_start, []).append((key_end, values[number]))
+        return keys_at
     starts = [start for start, _ in regions]
     for first, last in _passes(regions):
         # One automaton pass per stretch of close regions, keeping the keys that lie inside one region.
@@ -85,7 +101,15 @@ def region_edits(text: str, regions: list[tuple[int, int]], lexicon: Lexicon) ->
             key_end += first
             region = bisect_right(starts, key_start) - 1
             if region >= 0 and key_end <= regions[region][1]:
-                keys_at.setdefault(key_start, []).append((key_end, lexicon.index.values[number]))
+                keys_at.setdefault(key_start, []).append((key_end, values[number]))
+    return keys_at
+
+
+def region_edits(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon) -> Iterator[Edit]:
+    """Edits for the keys inside the sorted, disjoint regions (see _segment); contexts read from the whole text."""
+    if not regions:
+        return
+    keys_at = _keys_at(text, regions, lexicon)
     for key_start, key_end, mandarin in _segment(text, keys_at):
         # 喺广州用紧 already says 在 once: 在广州用, not 在广州在用
         if (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
-from functools import cache, lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from ahocorasick_rs import Implementation
@@ -31,10 +31,13 @@ _MIN_LENGTH = 10
 _SINGLE_MARKER_LENGTH = 20
 _TWO_MARKERS = 2.0
 MINED_KEY_WEIGHT = 0.35
-_SENTENCE_END = re.compile("[。！？；!?;\n]")
+_SENTENCE_END_MARKS = "。！？；!?;\n"
+_SENTENCE_END = re.compile(f"[{_SENTENCE_END_MARKS}]")
 _LOOKBACK = 400
 _CLAUSE_BREAK = re.compile("[，：、,:]")
 _QUOTE = re.compile("“[^”\n]*”|‘[^’\n]*’|《[^》\n]*》|「[^」\n]*」|『[^』\n]*』")
+# A sentence end before the last character, or an opening quotation mark (one at the very end quotes nothing).
+_ONE_SENTENCE_BREAK = re.compile(f"[{_SENTENCE_END_MARKS}“‘《「『]")
 Span = tuple[int, int]
 
 
@@ -115,25 +118,45 @@ def _sentence_bounds(text: str, position: int) -> Span:
     """The sentence holding `position` (a sentence longer than _LOOKBACK before it starts _LOOKBACK back)."""
     found = _SENTENCE_END.search(text, position)
     end = found.end() if found else len(text)
-    start = max(0, position - _LOOKBACK)
-    for match in _SENTENCE_END.finditer(text, start, position):
-        start = match.end()
-    return start, end
+    lookback = max(0, position - _LOOKBACK)
+    # The last sentence end before `position`: one backward C scan per mark, not every match of the window.
+    last = max(text.rfind(mark, lookback, position) for mark in _SENTENCE_END_MARKS)
+    return (last + 1 if last >= 0 else lookback), end
 
 
-def _candidate_sentences(text: str) -> tuple[dict[int, _Sentence], _Weights] | None:
+def _marker_hits(text: str) -> list[tuple[int, float]]:
+    """(start, weight) of every marker in the text, in order."""
+    markers = _markers()
+    first = markers.first_chars.search(text)  # a one-class scan: most texts hold no marker at all
+    if first is None:
+        return []
+    weight = markers.weights
+    return [(match.start(), weight[match.group()]) for match in markers.pattern.finditer(text, first.start())]
+
+
+def _one_sentence_units(text: str, marker_hits: list[tuple[int, float]]) -> tuple[tuple[Span, float], ...] | None:
+    """_units for a short text of one sentence without quotation marks, or None when its clauses must decide.
+
+    Most Cantonese tickets and chat lines are such a sentence: one automaton pass and a sum, no bounds to find.
+    """
+    mined = _markers().mined
+    hits = marker_hits + [(at, mined.values[key]) for key, at, _ in mined.occurrences(text)]
+    hits.sort()
+    total = 0.0
+    for _, weight in hits:  # in position order, as _Weights adds them: the same float
+        total += weight
+    density = _density(total, len(text))
+    if density >= CANTONESE_THRESHOLD:
+        return (((0, len(text)), density),)
+    return () if total < _TWO_MARKERS else None
+
+
+def _candidate_sentences(text: str, marker_hits: list[tuple[int, float]]) -> tuple[dict[int, _Sentence], _Weights]:
     """The sentences holding a marker and their neighbours (by start), with the evidence weights.
 
     Sentence bounds are found around the markers only, so a long Mandarin text with one marker costs little.
     """
-    markers = _markers()
-    first = markers.first_chars.search(text)  # a one-class scan: most texts hold no marker at all
-    if first is None:
-        return None
-    weight = markers.weights
-    marker_hits = [(match.start(), weight[match.group()]) for match in markers.pattern.finditer(text, first.start())]
-    if not marker_hits:
-        return None
+    mined = _markers().mined
     spans: set[Span] = set()
     done = -1
     for position, _ in marker_hits:
@@ -146,7 +169,6 @@ def _candidate_sentences(text: str) -> tuple[dict[int, _Sentence], _Weights] | N
         if done < len(text):
             spans.add(_sentence_bounds(text, done))
     hits = marker_hits
-    mined = markers.mined
     for start, end in spans:
         hits += [(start + at, mined.values[key]) for key, at, _ in mined.occurrences(text[start:end])]
     weights = _Weights(hits)
@@ -189,16 +211,16 @@ def _outside(start: int, end: int, quotes: list[Span]) -> Iterator[Span]:
         yield position, end
 
 
-@lru_cache(maxsize=4)
 def _scored_units(text: str) -> tuple[tuple[Span, float], ...]:
-    """The clauses and quotations near Cantonese evidence, with the density that decides whether they are.
-
-    Cached for the last few texts: the pipeline asks for the score and then for the regions of one text.
-    """
-    found = _candidate_sentences(text)
-    if found is None:
+    """The clauses and quotations near Cantonese evidence, with the density that decides whether they are."""
+    marker_hits = _marker_hits(text)
+    if not marker_hits:
         return ()
-    return tuple(_units(text, *found))
+    if len(text) <= _LOOKBACK and not _ONE_SENTENCE_BREAK.search(text, 0, len(text) - 1):
+        units = _one_sentence_units(text, marker_hits)
+        if units is not None:
+            return units
+    return tuple(_units(text, *_candidate_sentences(text, marker_hits)))
 
 
 def _units(text: str, sentences: dict[int, _Sentence], weights: _Weights) -> Iterator[tuple[Span, float]]:
@@ -220,9 +242,16 @@ def _units(text: str, sentences: dict[int, _Sentence], weights: _Weights) -> Ite
                 yield quote, max(_density(weights.within(*quote), quote[1] - quote[0]), density)
 
 
-def cantonese_regions(text: str) -> list[Span]:
-    """Sorted, merged spans of the clauses (and quotations) that read as Cantonese."""
-    spans = sorted(span for span, density in _scored_units(text) if density >= CANTONESE_THRESHOLD)
+class CantoneseReading(NamedTuple):
+    """One detection pass: the score of the most Cantonese clause and the regions that read as Cantonese."""
+
+    score: float
+    regions: tuple[Span, ...]
+
+
+def _merged_regions(units: tuple[tuple[Span, float], ...]) -> list[Span]:
+    """Sorted, merged spans of the units dense enough to be Cantonese."""
+    spans = sorted(span for span, density in units if density >= CANTONESE_THRESHOLD)
     merged: list[Span] = []
     for start, end in spans:
         if merged and start <= merged[-1][1]:
@@ -230,6 +259,22 @@ def cantonese_regions(text: str) -> list[Span]:
         else:
             merged.append((start, end))
     return merged
+
+
+def read_cantonese(text: str) -> CantoneseReading:
+    """Score and regions from one detection pass (the pipeline needs both: the score picks the script config)."""
+    units = _scored_units(text)
+    if not units:
+        return _MANDARIN
+    return CantoneseReading(max(density for _, density in units), tuple(_merged_regions(units)))
+
+
+_MANDARIN = CantoneseReading(0.0, ())
+
+
+def cantonese_regions(text: str) -> list[Span]:
+    """Sorted, merged spans of the clauses (and quotations) that read as Cantonese."""
+    return _merged_regions(_scored_units(text))
 
 
 def cantonese_score(text: str) -> float:

@@ -7,8 +7,8 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from rules.normalize.canonical import CANONICAL_TRIGGER, fold, whitespace_edits
-from rules.normalize.dialect import cantonese_score, dialect_edits, is_cantonese, load_lexicon
-from rules.normalize.offsets import StepMap, apply_edits, compose_span
+from rules.normalize.dialect import dialect_edits, is_cantonese, load_lexicon, read_cantonese, region_edits
+from rules.normalize.offsets import Edit, StepMap, apply_edits, compose_span
 from rules.normalize.punctuation import punctuation_step, unmarked_edits
 from rules.normalize.script import simplified_step
 
@@ -127,12 +127,17 @@ def normalize(text: str) -> NormalizedText:
         current, step = apply_edits(current, edits)
         if step:
             steps.append(step)
-    score = cantonese_score(current)
+    reading = read_cantonese(current)  # one detection: its score picks the script config, its regions the rewrite
+    score = reading.score
     cantonese = is_cantonese(score)
     current, step, config = simplified_step(current, cantonese=cantonese)
+    dialect: list[Edit] = []
     if step:
         steps.append(step)
-    dialect = dialect_edits(current) if cantonese else []
+        if cantonese:  # the script step moved characters: the regions are read again where they now lie
+            dialect = dialect_edits(current)
+    elif cantonese:  # script folds are 1:1 here and detection reads both scripts alike: the regions still hold
+        dialect = list(region_edits(current, reading.regions, load_lexicon()))
     if dialect:
         current, step = apply_edits(current, dialect, group_multichar=True)
         if step:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from rules.normalize import normalize, to_simplified
+from rules.normalize import dialect_detect, normalize, to_simplified
 from rules.normalize.data import build_dialect_lexicon
 from rules.normalize.dialect import cantonese_regions, dialect_edits
 from rules.normalize.dialect_lexicon import GRAMMAR_FILE, MINED_FILE, read_table
@@ -131,3 +131,53 @@ def test_lexicon_build_reproduces_the_shipped_table(tmp_path: pytest.TempPathFac
     out = tmp_path / "cantonese_lexicon.tsv"  # type: ignore[operator]
     build_dialect_lexicon.main(["--shared", str(SHARED_DATA), "--out", str(out)])
     assert out.read_bytes() == MINED_FILE.read_bytes()
+
+
+def test_normalize_detects_cantonese_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The score that picks hk2s and the regions the rewrite reads come from one detection pass.
+    calls: list[str] = []
+    detect = dialect_detect._marker_hits
+
+    def counting(text: str) -> object:
+        calls.append(text)
+        return detect(text)
+
+    monkeypatch.setattr(dialect_detect, "_marker_hits", counting)
+    result = normalize("佢哋話個系統壞咗，點算？")
+    assert result.text == "他们说个系统坏了，怎么办？"
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    ("cantonese", "mandarin"),
+    [
+        ("我哋一齊去啦。", "我们一起去吧。"),
+        ("你等吓我，我即刻嚟。", "你等一下我，我马上来。"),
+        ("佢哋想試吓。", "他们想试一下。"),
+        ("你哋問吓佢。", "你们问一下他。"),
+        ("佢哋琴日因為落雨冇去行街。", "他们昨天因为下雨没有去逛街。"),
+        ("冇問題，我聽日畀返你。", "没问题，我明天还给你。"),
+        ("佢冇錢冇辦法。", "他没钱没办法。"),
+        ("冇人喺度。", "没人在这里。"),
+        ("我哋坐吓。", "我们坐一下。"),
+        ("你食咗飯未呀？", "你吃了饭了吗？"),
+        ("我要落樓買嘢。", "我要下楼买东西。"),
+        ("呢度嘅嘢好好食㗎。", "这里的东西很好吃的。"),
+        ("佢走咗去邊呀？", "他走了去哪里？"),
+        ("啲錢佢哋用晒喇。", "那些钱他们用完了。"),
+        ("多謝晒你哋。", "谢谢你们。"),
+        ("差唔多夠鐘返工喇。", "差不多到时间上班了。"),
+    ],
+)
+def test_set_phrases_and_verb_complements(cantonese: str, mandarin: str) -> None:
+    # 一齊/即刻/行街 and 冇 + noun as Mandarin says them, 吓 after a verb = 一下, 晒 after a verb = done, 未呀 asks.
+    assert normalize(cantonese).text == mandarin
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="佢哋唔係嘅喺咗啲冇嘢我你好食飯返屋企得而家点解，。？！；“”《》\n ", max_size=60))
+def test_one_sentence_shortcut_scores_as_the_general_path(text: str) -> None:
+    hits = dialect_detect._marker_hits(text)
+    assume(hits)
+    general = tuple(dialect_detect._units(text, *dialect_detect._candidate_sentences(text, hits)))
+    assert dialect_detect._scored_units(text) == general
