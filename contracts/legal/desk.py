@@ -12,6 +12,7 @@ from contracts.findings import Finding
 from contracts.learned.clauses import clause_model_current
 from contracts.legal.findings import clause_finding, llm_clause_findings, playbook_finding, risk_finding, term_finding
 from contracts.legal.playbooks import contract_playbook
+from contracts.legal.term_values import TERM_NAMES
 from contracts.models import Result
 from inference.chunking import Chunk
 from inference.client import LLMClient
@@ -32,28 +33,47 @@ def _is_point(finding: Finding, grade: str) -> bool:
     return finding["kind"] == "playbook" and finding.get("grade") == grade
 
 
+# What the law fills in when a key clause is missing: the consequence a lawyer weighs, not only the gap.
+MISSING_CONSEQUENCES = {
+    "违约金/违约责任": "违约时只能按实际损失索赔并自行举证（民法典第584条），建议约定违约金或其计算方法",
+    "争议解决": "争议只能向被告住所地或合同履行地法院起诉（民事诉讼法第24条），建议约定仲裁机构或管辖法院",
+    "管辖/适用法律": "管辖法院与适用法律只能按法律规定确定，建议明确约定",
+    "合同解除/终止": "只能依法定事由解除（民法典第563条），建议约定解除条件、通知期限与解除后的结算",
+}
+
+
 def contract_summary_template(findings: list[Finding]) -> str:
-    """A deterministic risk summary: clauses found, statutory risk flags, key clauses that are missing and the
-    playbook points to escalate or negotiate."""
+    """A deterministic summary a lawyer can decide on: playbook points to escalate, statutory risks, points to
+    negotiate, key clauses missing (with what the law then says), blanks still to fill, and last what is agreed."""
 
     def labels(status: str) -> list[str]:
         clauses = [f for f in findings if f["kind"] == "clause" and f.get("status") == status]
         return sorted({label for f in clauses if (label := f.get("label"))})
 
+    def points(grade: str) -> list[str]:
+        return [f"{f.get('title')}（{f.get('message')}）" for f in findings if _is_point(f, grade)]
+
     found, blank = labels(STIPULATED), labels(BLANK)
-    risks = [f["message"] for f in findings if f["kind"] == "risk"]
+    blank_terms = sorted(
+        {TERM_NAMES.get(str(f.get("label")), str(f.get("label"))) for f in findings if _is_blank_term(f)}
+    )
     missing = [label for label in KEY_CONTRACT_CLAUSES if label not in found and label not in blank]
-    parts = [f"识别到条款：{'、'.join(found) if found else '无'}。"]
-    if blank:
-        parts.append(f"待填写：{'、'.join(blank)}（模板条款尚未填写内容）。")
-    if missing:
-        parts.append(f"未发现：{'、'.join(missing)}，建议补充。")
-    parts.extend(f"风险提示：{message}" for message in risks)
-    for grade, heading in (("escalate", "需上报"), ("negotiate", "需谈判")):
-        points = [f"{f.get('title')}（{f.get('message')}）" for f in findings if _is_point(f, grade)]
-        if points:
-            parts.append(f"{heading}：{'；'.join(points)}。")
+    parts: list[str] = []
+    if escalate := points("escalate"):
+        parts.append(f"需上报：{'；'.join(escalate)}。")
+    parts.extend(f"风险提示：{f['message']}" for f in findings if f["kind"] == "risk")
+    if negotiate := points("negotiate"):
+        parts.append(f"需谈判：{'；'.join(negotiate)}。")
+    parts.extend(f"未约定{label}：{MISSING_CONSEQUENCES[label]}。" for label in missing)
+    if blank or blank_terms:
+        parts.append(f"待填写：{'、'.join([*blank, *blank_terms])}（模板尚未填写，签署前补全或删除）。")
+    parts.append(f"已约定条款：{'、'.join(found) if found else '无'}。")
     return "".join(parts)
+
+
+def _is_blank_term(finding: Finding) -> bool:
+    """Whether a finding is a key term the template leaves blank."""
+    return finding["kind"] == "term" and finding.get("status") == "blank"
 
 
 def clause_doubts(findings: list[Finding], threshold: float) -> dict[str, tuple[str, list[tuple[int, int]]]]:
