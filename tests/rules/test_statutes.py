@@ -200,6 +200,8 @@ def test_705_lease_over_twenty_years(text: str, expected: bool) -> None:
         (SALE + "本合同于2025年6月1日签订。逾期付款的按年利率15%计付利息。", False),
         ("借款合同\n贷款人：某某银行股份有限公司\n借款人：某某公司\n本合同于2025年6月1日签订。年利率为15%。", False),
         (LOAN + "本合同于2025年6月1日签订。借款年利率为6%，逾期还款的在本合同利率基础上加收利息50%。", False),
+        (LOAN + "本合同于2025年6月1日签订。借款自2025年7月1日起按利率10%计息。", False),
+        (LOAN + "本合同于2025年6月1日签订。借款年利率为10%，最高不超过年利率24%。", True),
     ],
     ids=[
         "15pct-2025",
@@ -210,6 +212,8 @@ def test_705_lease_over_twenty_years(text: str, expected: bool) -> None:
         "not-a-loan",
         "bank-lender",
         "surcharge-is-not-a-rate",
+        "the-day-of-a-date-is-no-daily-rate",
+        "a-cap-is-a-rate-allowed",
     ],
 )
 def test_680_interest_over_four_times_lpr(text: str, expected: bool) -> None:
