@@ -63,8 +63,17 @@ def test_contract_type_from_title_or_roles(text: str, kind: str) -> None:
         (SALE + "乙方逾期交货的，应按合同总价的10%向甲方支付违约金。", False),
         (SALE + "乙方逾期付款的，每逾期一日，按逾期未付款项的万分之五向甲方支付违约金。", False),
         (SALE + "合同总价为人民币100万元。任何一方违约的，应向对方支付违约金人民币5万元。", False),
+        (SALE + "甲方未按时提供图纸的，除工期顺延外，每日应偿付乙方顺延部分工程总价千分之一的违约金。", True),
     ],
-    ids=["share-50pct", "daily-0.5pct", "amount-40pct", "share-10pct", "daily-0.05pct", "amount-5pct"],
+    ids=[
+        "share-50pct",
+        "daily-0.5pct",
+        "amount-40pct",
+        "share-10pct",
+        "daily-0.05pct",
+        "amount-5pct",
+        "daily-cue-far-before-the-rate",
+    ],
 )
 def test_585_penalty_far_above_loss(text: str, expected: bool) -> None:
     assert flagged(text, PENALTY_FAR_ABOVE_LOSS) is expected
