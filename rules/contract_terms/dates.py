@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from rules.amounts import parse_number
 from rules.contract_terms.blanks import BLANK_PATTERN
+from rules.contract_terms.model import Found
 
 # Every way a contract writes a date; the entity finder reads the same dates (rules.entities imports this module,
 # never the reverse, so the key terms import nothing of rules.entities).
@@ -91,15 +92,6 @@ def written_dates(text: str) -> list[WrittenDate]:
     return found
 
 
-@dataclass(frozen=True)
-class DateMatch:
-    """A date in text: its span and ISO value (2026, 2026-03 or 2026-03-01); None for a blank date."""
-
-    start: int
-    end: int
-    value: str | None
-
-
 def parse_date(text: str) -> str | None:
     """Return the ISO value of one date written whole (二〇二六年三月一日 → 2026-03-01), or None."""
     stripped = text.strip()
@@ -109,12 +101,16 @@ def parse_date(text: str) -> str | None:
     return found[0].value
 
 
-def find_dates(text: str, start: int = 0, end: int | None = None) -> list[DateMatch]:
+def find_dates(text: str, start: int = 0, end: int | None = None) -> list[Found[str | None]]:
     """Return the full dates (with a year) and the blank dates in text[start:end], in text order."""
     stop = len(text) if end is None else end
     window = text[start:stop]
-    found = [DateMatch(start + d.start, start + d.end, d.value) for d in written_dates(window) if d.value]
-    blanks = [DateMatch(start + m.start(), start + m.end(), None) for m in _BLANK_DATE_RE.finditer(window)]
+    found: list[Found[str | None]] = [
+        Found(start + d.start, start + d.end, d.value) for d in written_dates(window) if d.value
+    ]
+    blanks: list[Found[str | None]] = [
+        Found(start + m.start(), start + m.end(), None) for m in _BLANK_DATE_RE.finditer(window)
+    ]
     # 2026年＿月＿日: the year printed on a form does not make its blank date a date.
     found = [d for d in found if not any(b.start < d.end and d.start < b.end for b in blanks)]
     return sorted(found + blanks, key=lambda d: d.start)

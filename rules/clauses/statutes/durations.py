@@ -14,6 +14,7 @@ from itertools import pairwise
 
 from rules.contract_terms.dates import find_dates as find_written_dates
 from rules.contract_terms.durations import find_durations
+from rules.contract_terms.model import Found
 
 _DAYS_PER_MONTH = Decimal(30)
 # Months per unit of a `Duration` as (times, divided by), so 30天 is exactly one month (a working day is 7/5 days).
@@ -37,15 +38,6 @@ class Period:
     months: Decimal
 
 
-@dataclass(frozen=True)
-class DateMatch:
-    """A calendar date written in the text (2026年3月1日, 二〇二六年三月一日, 2026-03-01)."""
-
-    start: int
-    end: int
-    value: date
-
-
 def find_periods(text: str) -> list[Period]:
     """Every period in text with its length in months (hours are too short for any statutory limit)."""
     periods: list[Period] = []
@@ -57,10 +49,10 @@ def find_periods(text: str) -> list[Period]:
     return periods
 
 
-def find_dates(text: str) -> list[DateMatch]:
+def find_dates(text: str) -> list[Found[date]]:
     """Every full calendar date in text (a year or a month alone is no day)."""
     return [
-        DateMatch(d.start, d.end, date.fromisoformat(d.value))
+        Found(d.start, d.end, date.fromisoformat(d.value))
         for d in find_written_dates(text)
         if d.value is not None and len(d.value) == len("2026-03-01")
     ]
