@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 
 from rules.amounts import ascii_digits, parse_number
-from rules.contract_terms.model import Duration
+from rules.contract_terms.model import Duration, Found
 
 _UNITS = {
     "个工作日": "workday", "工作日": "workday", "个自然日": "day", "自然日": "day", "日历日": "day",
@@ -23,15 +22,6 @@ _DURATION_RE = re.compile(
 )
 # After a year count, these say it is a calendar year (96年3月, 96年度), not a length of time.
 _YEAR_NOT_DURATION_RE = re.compile(r"\s?(?:[0-9一二三四五六七八九十]{1,2}月|度|代|级|版)")
-
-
-@dataclass(frozen=True)
-class DurationMatch:
-    """A duration found in text: its span and value."""
-
-    start: int
-    end: int
-    value: Duration
 
 
 def _amount(number: str) -> Decimal | None:
@@ -55,16 +45,16 @@ def _accepted(text: str, match: re.Match[str], amount: Decimal) -> bool:
     return not (match["n"][0].isdigit() and amount > 30)
 
 
-def find_durations(text: str, start: int = 0, end: int | None = None) -> list[DurationMatch]:
+def find_durations(text: str, start: int = 0, end: int | None = None) -> list[Found[Duration]]:
     """Return the durations in text[start:end], in text order."""
-    found: list[DurationMatch] = []
+    found: list[Found[Duration]] = []
     for match in _DURATION_RE.finditer(text, start, len(text) if end is None else end):
         amount = _amount(match["n"])
         if amount is None or not _accepted(text, match, amount):
             continue
         if match["half"]:
             amount += Decimal("0.5")
-        found.append(DurationMatch(match.start(), match.end(), Duration(amount, _UNITS[match["unit"]])))
+        found.append(Found(match.start(), match.end(), Duration(amount, _UNITS[match["unit"]])))
     return found
 
 

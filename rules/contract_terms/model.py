@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 TERMS_PACK = ("contract_terms", "2026.12.1")
 
 AGREED = "agreed"
 BLANK = "blank"  # the clause is there but its key value is an unfilled blank of a template
+
+FoundValue = TypeVar("FoundValue")
+
+
+@dataclass(frozen=True)
+class Found(Generic[FoundValue]):
+    """A value read from text with its span: what every value reader (dates, durations, rates) returns."""
+
+    start: int
+    end: int
+    value: FoundValue
 
 
 @dataclass(frozen=True)

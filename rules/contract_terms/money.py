@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 
 from rules.amounts import find_amounts, find_percentages
-from rules.contract_terms.model import Money, Rate
+from rules.contract_terms.model import Found, Money, Rate
 
 _TAX_EXCLUDED_RE = re.compile(r"不含(?:增值)?税|未含(?:增值)?税|不包[含括][^。；\n]{0,6}税|税[费金款]?另[计付行]|税前")
 _TAX_INCLUDED_RE = re.compile(r"含(?:增值)?税|包[含括][^。；\n]{0,8}税|税后")
@@ -33,15 +32,6 @@ _BASE_CUES = (
     ("undelivered", re.compile(r"未交|逾期交|迟延交|未履行")),
 )
 _CAP_RE = re.compile(r"(?:最高|不(?:得|能|应)?超过|上限|以[^。；]{0,8}为限)")
-
-
-@dataclass(frozen=True)
-class RateMatch:
-    """A rate found in text: its span and value."""
-
-    start: int
-    end: int
-    value: Rate
 
 
 def tax_status(clause: str) -> bool | None:
@@ -74,26 +64,26 @@ def rate_base(clause: str) -> str | None:
     return None
 
 
-def find_rates(text: str, start: int = 0, end: int | None = None) -> list[RateMatch]:
+def find_rates(text: str, start: int = 0, end: int | None = None) -> list[Found[Rate]]:
     """Return rates in text[start:end]: each percentage as a fraction, with its period and the clause's base; a
     second percentage after 最高/不超过 is the first one's cap."""
     stop = len(text) if end is None else end
     window = text[start:stop]
     base = rate_base(window)
-    found: list[RateMatch] = []
+    found: list[Found[Rate]] = []
     for match in find_percentages(window):
         fraction = (match.value / 100).normalize()
         before = window[max(0, match.start - 6) : match.start]
         if found and _CAP_RE.search(window[found[-1].end - start : match.start]):
             previous = found[-1]
-            found[-1] = RateMatch(previous.start, start + match.end, _with_cap(previous.value, fraction))
+            found[-1] = Found(previous.start, start + match.end, _with_cap(previous.value, fraction))
             continue
         clause_start = max(0, match.start - 30, found[-1].end - start if found else 0)
         period = _period(before) or _period_words(window[clause_start : match.start])
         # The base named in the rate's own phrase (按合同总价的千分之一) wins over the clause's (每逾期一天).
         phrase = re.split(r"[，,]", window[: match.start])[-1]
         rate = Rate(fraction, rate_base(phrase) or base, period)
-        found.append(RateMatch(start + match.start, start + match.end, rate))
+        found.append(Found(start + match.start, start + match.end, rate))
     return found
 
 

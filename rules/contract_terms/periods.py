@@ -7,7 +7,7 @@ import re
 from rules.contract_terms.blanks import BLANK_PATTERN
 from rules.contract_terms.dates import find_dates
 from rules.contract_terms.durations import find_durations
-from rules.contract_terms.model import BLANK, Duration, KeyTerm, Renewal
+from rules.contract_terms.model import BLANK, Duration, Found, KeyTerm, Renewal
 from rules.contract_terms.sentences import Sentence
 
 _ISO_DATE_HINT_RE = re.compile(r"[0-9][-/.][0-9]")
@@ -58,8 +58,8 @@ def date_terms(sentence: Sentence) -> list[KeyTerm]:
     return terms
 
 
-def _date_term(sentence: Sentence, kind: str, date: object, confidence: float, rule_id: str) -> KeyTerm:
-    start, end, value = date.start, date.end, date.value  # type: ignore[attr-defined]
+def _date_term(sentence: Sentence, kind: str, date: Found[str | None], confidence: float, rule_id: str) -> KeyTerm:
+    start, end, value = date.start, date.end, date.value
     span = (sentence.start + start, sentence.start + end)
     term = sentence.term(kind, value, span, confidence, rule_id)
     if value is None:

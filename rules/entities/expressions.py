@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 
 from rules.amounts import ascii_digits, find_amounts, find_percentages, parse_number
+from rules.contract_terms.dates import written_dates
 from rules.entities.model import Entity
 
-_CN_YEAR_DIGITS = "〇○零一二三四五六七八九"
 _CN_SMALL = "一二三四五六七八九十"
-_YEAR = "(?<![0-9])(?:19|20)[0-9]{2}"
-_MD_NUM = rf"(?:[0-9]{{1,2}}|[{_CN_SMALL}]{{1,3}})"
-_DATE_RE = re.compile(
-    rf"""
-      (?P<ymd>(?P<y>{_YEAR})\s?年(?:\s?(?P<m>[0-9]{{1,2}})\s?月(?:\s?(?P<d>[0-9]{{1,2}})\s?[日号])?)?)
-    | (?P<iso>(?P<iy>{_YEAR})(?P<sep>[-/.])(?P<im>[0-9]{{1,2}})(?P=sep)(?P<id>[0-9]{{1,2}})(?![0-9]))
-    | (?P<cn>(?P<cy>[{_CN_YEAR_DIGITS}]{{4}})年(?:(?P<cm>{_MD_NUM})月(?:(?P<cd>{_MD_NUM})[日号])?)?)
-    | (?P<md>(?<![0-9])(?P<mm>{_MD_NUM})月(?P<md_d>{_MD_NUM})[日号])
-    | (?P<every>每(?:个)?(?:月|年|周|星期)(?:[0-9]{{1,2}}月)?(?:[0-9]{{1,2}}|[{_CN_SMALL}日天]{{1,3}})[日号]?)
-    """,
-    re.VERBOSE,
-)
 _DURATION_UNITS = {
     "个工作日": "workday", "工作日": "workday", "个自然日": "day", "自然日": "day", "个月": "month",
     "个小时": "hour", "小时": "hour", "年": "year", "周": "week", "星期": "week", "日": "day", "天": "day",
@@ -70,54 +57,9 @@ def find_percents(text: str) -> list[Entity]:
     return [Entity("PERCENT", m.start, m.end, m.raw, str(m.value), False, "percent") for m in find_percentages(text)]
 
 
-def _small_number(text: str | None) -> int | None:
-    """Return a month, day or year number written in Arabic or Chinese digits, or None."""
-    if not text:
-        return None
-    value = parse_number(text)
-    return None if value is None else int(value)
-
-
-def _iso_date(year: int | None, month: int | None, day: int | None) -> str | None:
-    """Return an ISO date, year-month or year, None when unknown; raise ValueError if impossible."""
-    if year is None:
-        return None
-    if month is None:
-        return f"{year:04d}"
-    if day is None:
-        if not 1 <= month <= 12:
-            raise ValueError(f"month {month}")
-        return f"{year:04d}-{month:02d}"
-    return dt.date(year, month, day).isoformat()
-
-
-def _date_value(match: re.Match[str]) -> str | None:
-    """Return the ISO value of a date match, or None; raise ValueError for impossible dates."""
-    kind = match.lastgroup
-    if kind == "ymd":
-        return _iso_date(int(match["y"]), _small_number(match["m"]), _small_number(match["d"]))
-    if kind == "iso":
-        return _iso_date(int(match["iy"]), int(match["im"]), int(match["id"]))
-    if kind == "cn":
-        return _iso_date(_small_number(match["cy"]), _small_number(match["cm"]), _small_number(match["cd"]))
-    if kind == "md":
-        month, day = _small_number(match["mm"]), _small_number(match["md_d"])
-        if not (month and day and 1 <= month <= 12 and 1 <= day <= 31):
-            raise ValueError(f"month {month} day {day}")
-    return None
-
-
 def find_dates(text: str) -> list[Entity]:
     """Return dates (2023年5月1日, 二〇二三年五月一日, 2023-05-01, 每月15日) with ISO values where known."""
-    found: list[Entity] = []
-    for match in _DATE_RE.finditer(text):
-        try:
-            value = _date_value(match)
-        except ValueError:
-            continue  # 2023-13-45 and 十三月一日 are not dates
-        rule_id = f"date.{match.lastgroup}"
-        found.append(Entity("DATE", match.start(), match.end(), match.group(), value, False, rule_id))
-    return found
+    return [Entity("DATE", d.start, d.end, d.raw, d.value, False, f"date.{d.form}") for d in written_dates(text)]
 
 
 def find_durations(text: str) -> list[Entity]:

@@ -298,3 +298,13 @@ def test_party_groups_per_public_contract() -> None:
         assert statistics.median(counts.values()) <= 2.5
         agree = sum(counts[doc] == n for doc, n in HAND_COUNTED_PARTIES.items())
         assert agree / len(HAND_COUNTED_PARTIES) >= 0.9
+
+
+def test_the_key_terms_import_nothing_of_the_entities() -> None:
+    """rules.entities reads parties and dates from rules.contract_terms; the reverse import would be a cycle."""
+    import subprocess
+    import sys
+
+    code = "import sys, rules.contract_terms; print(sorted(m for m in sys.modules if m.startswith('rules.entities')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "[]"

@@ -97,6 +97,7 @@ PAYMENT = {"id": "pay", "kind": "limit", "measure": "payment_days", "maximum": "
         ("买方逾期付款超过60日的，卖方有权解除合同。买方应在到货后十日内支付货款。", ACCEPTABLE),
         ("买方应在签订本合同后90日内，付清全部价款。", NEGOTIATE),
         ("买方支付预付款后，卖方应在十二个月内完成设备的安装调试。", ACCEPTABLE),
+        ("买方应在验收合格后一百二十（120）日内支付全部货款。", ESCALATE),
     ],
     ids=[
         "30-days",
@@ -106,6 +107,7 @@ PAYMENT = {"id": "pay", "kind": "limit", "measure": "payment_days", "maximum": "
         "overdue-threshold-is-not-a-term",
         "90-days-then-pay-is-not-over-the-escalation-line",
         "period-of-another-duty",
+        "number-repeated-in-digits",
     ],
 )
 def test_payment_days_limit(sentence: str, grade: str) -> None:

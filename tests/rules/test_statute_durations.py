@@ -20,8 +20,20 @@ from rules.clauses.statutes.durations import find_dates, find_periods, term_mont
         ("半年", [Decimal(6)]),
         ("签订于2026年3月1日", []),
         ("其中试用期为　　个月（自一九　　年）", []),
+        ("试用期为三（3）个月", [Decimal(3)]),
+        ("竞业限制期限为离职后第三年起", []),
     ],
-    ids=["years", "months", "days", "year-and-a-half", "half-a-year", "a-date-is-no-period", "blank-form"],
+    ids=[
+        "years",
+        "months",
+        "days",
+        "year-and-a-half",
+        "half-a-year",
+        "a-date-is-no-period",
+        "blank-form",
+        "number-repeated-in-digits",
+        "an-ordinal-year-is-no-period",
+    ],
 )
 def test_periods_in_months(text: str, months: list[Decimal]) -> None:
     assert [p.months for p in find_periods(text)] == months

@@ -63,8 +63,17 @@ def test_contract_type_from_title_or_roles(text: str, kind: str) -> None:
         (SALE + "乙方逾期交货的，应按合同总价的10%向甲方支付违约金。", False),
         (SALE + "乙方逾期付款的，每逾期一日，按逾期未付款项的万分之五向甲方支付违约金。", False),
         (SALE + "合同总价为人民币100万元。任何一方违约的，应向对方支付违约金人民币5万元。", False),
+        (SALE + "甲方未按时提供图纸的，除工期顺延外，每日应偿付乙方顺延部分工程总价千分之一的违约金。", True),
     ],
-    ids=["share-50pct", "daily-0.5pct", "amount-40pct", "share-10pct", "daily-0.05pct", "amount-5pct"],
+    ids=[
+        "share-50pct",
+        "daily-0.5pct",
+        "amount-40pct",
+        "share-10pct",
+        "daily-0.05pct",
+        "amount-5pct",
+        "daily-cue-far-before-the-rate",
+    ],
 )
 def test_585_penalty_far_above_loss(text: str, expected: bool) -> None:
     assert flagged(text, PENALTY_FAR_ABOVE_LOSS) is expected
@@ -200,6 +209,8 @@ def test_705_lease_over_twenty_years(text: str, expected: bool) -> None:
         (SALE + "本合同于2025年6月1日签订。逾期付款的按年利率15%计付利息。", False),
         ("借款合同\n贷款人：某某银行股份有限公司\n借款人：某某公司\n本合同于2025年6月1日签订。年利率为15%。", False),
         (LOAN + "本合同于2025年6月1日签订。借款年利率为6%，逾期还款的在本合同利率基础上加收利息50%。", False),
+        (LOAN + "本合同于2025年6月1日签订。借款自2025年7月1日起按利率10%计息。", False),
+        (LOAN + "本合同于2025年6月1日签订。借款年利率为10%，最高不超过年利率24%。", True),
     ],
     ids=[
         "15pct-2025",
@@ -210,6 +221,8 @@ def test_705_lease_over_twenty_years(text: str, expected: bool) -> None:
         "not-a-loan",
         "bank-lender",
         "surcharge-is-not-a-rate",
+        "the-day-of-a-date-is-no-daily-rate",
+        "a-cap-is-a-rate-allowed",
     ],
 )
 def test_680_interest_over_four_times_lpr(text: str, expected: bool) -> None:

@@ -6,9 +6,10 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from rules.amounts import find_amounts, find_percentages
+from rules.amounts import find_amounts
 from rules.clauses.statutes.articles import CC_496, CC_497, CC_498, CC_506, CC_585, CC_586, CC_588, RiskFlag, flag
 from rules.clauses.statutes.text import ContractText, Span
+from rules.contract_terms.money import find_rates
 
 PENALTY_FAR_ABOVE_LOSS = "penalty_far_above_loss"
 DEPOSIT_OVER_LIMIT = "deposit_over_20_percent"
@@ -27,7 +28,6 @@ DAYS_PER_YEAR = 365
 
 _PENALTY = re.compile(r"违约金")
 _DEPOSIT = re.compile(r"(?<!预)定金")
-_DAILY = re.compile(r"(?:每|按|逾期|迟延|延迟)[^,，]{0,6}[日天][^%％]{0,10}$|日$")
 _EXCLUSION = re.compile(
     r"(?:(?<![不未])免除|(?<![不未])减轻|(?<![不未竞业])限制)[^。;,，]{0,8}责任|(?<!应)不(?:承担|负)(?:任何)?(?:法律|赔偿)?(?:责任|赔偿)"
     r"|概不(?:负责|承担|赔偿)|不负责(?:赔偿|任何)|不予赔偿|(?<!无)免责"
@@ -77,9 +77,11 @@ def penalty_shares(contract: ContractText) -> list[Share]:
     for span, sentence in contract.sentences(_PENALTY):
         if _DEPOSIT.search(sentence):
             continue
-        for share in find_percentages(sentence):
-            daily = bool(_DAILY.search(sentence[max(0, share.start - 16) : share.start]))
-            shares.append(Share(share.value, share.raw, daily, (span,)))
+        for rate in find_rates(sentence):
+            words = sentence[rate.start : rate.end]
+            shares.append(Share(rate.value.fraction * 100, words, rate.value.period == "day", (span,)))
+            if rate.value.cap is not None:  # 最高不超过合同总价的30%: a share the contract allows
+                shares.append(Share(rate.value.cap * 100, words, False, (span,)))
         if total and total[0] > 0:
             for amount in find_amounts(sentence):
                 shares.append(Share(amount.value * 100 / total[0], amount.raw, False, (span, total[1])))
@@ -112,8 +114,8 @@ def deposit_shares(contract: ContractText) -> list[Share]:
             continue
         # Only the words around 定金 count: 先付房款40%（其中10%为定金） is a 10 % deposit.
         near = "，".join(part for part in re.split(r"[,，]", sentence) if _DEPOSIT.search(part))
-        for share in find_percentages(near):
-            shares.append(Share(share.value, share.raw, False, ((start, end),)))
+        for rate in find_rates(near):
+            shares.append(Share(rate.value.fraction * 100, near[rate.start : rate.end], False, ((start, end),)))
         if total and total[0] > 0:
             for amount in find_amounts(near):
                 shares.append(Share(amount.value * 100 / total[0], amount.raw, False, ((start, end), total[1])))

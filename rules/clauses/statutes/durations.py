@@ -1,6 +1,7 @@
-"""Just enough value parsing for the statutory checks: periods in months, calendar dates and a term between dates.
+"""Periods in months and calendar dates for the statutory checks, read by `rules.contract_terms`' parsers.
 
-(The full key-terms extractor, `rules.contract_terms`, reads these too; these helpers are to be unified with it.)
+What stays here is what only the statutes need: a period's length in months (the statutes count probation,
+non-compete and lease terms in months) and a term's length between two dates, counting its last day.
 """
 
 from __future__ import annotations
@@ -11,21 +12,19 @@ from datetime import date, timedelta
 from decimal import Decimal
 from itertools import pairwise
 
-from rules.amounts import parse_number
+from rules.contract_terms.dates import find_dates as find_written_dates
+from rules.contract_terms.durations import find_durations
+from rules.contract_terms.model import Found
 
-_NUM = r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百]+"
-# A period: 三年, 六个月, 半年, 一年半, 30天, 十五日, 2周. 月 needs 个 (三月 is March), 日 must not end a date; no
-# wide gap between number and unit (一九　　年 is a blank year of a form).
-_PERIOD = re.compile(
-    rf"(?P<half>半)?(?:(?P<number>{_NUM}) ?(?P<unit>年|个月|个?星期|周|天|日))(?P<and_half>半)?|半年|半个月"
-)
 _DAYS_PER_MONTH = Decimal(30)
-# Months per unit as (times, divided by), so 30天 is exactly one month.
-_UNIT_MONTHS = {"年": (12, 1), "月": (1, 1), "周": (7, 30), "星期": (7, 30), "天": (1, 30), "日": (1, 30)}
-_DATE = re.compile(
-    r"(?P<year>\d{4}|[〇零○一二三四五六七八九]{4})\s*(?:年|[-./])\s*(?P<month>\d{1,2}|[一二三四五六七八九十]{1,2})"
-    r"\s*(?:月|[-./])\s*(?P<day>\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号]?"
-)
+# Months per unit of a `Duration` as (times, divided by), so 30天 is exactly one month (a working day is 7/5 days).
+_UNIT_MONTHS: dict[str, tuple[Decimal, int]] = {
+    "year": (Decimal(12), 1),
+    "month": (Decimal(1), 1),
+    "week": (Decimal(7), 30),
+    "day": (Decimal(1), 30),
+    "workday": (Decimal("1.4"), 30),
+}
 _OPEN_ENDED = re.compile(r"无固定期限")
 
 
@@ -39,65 +38,24 @@ class Period:
     months: Decimal
 
 
-@dataclass(frozen=True)
-class DateMatch:
-    """A calendar date written in the text (2026年3月1日, 二〇二六年三月一日, 2026-03-01)."""
-
-    start: int
-    end: int
-    value: date
-
-
-def _period_months(match: re.Match[str]) -> Decimal | None:
-    """The months a period match names, or None when its number does not parse."""
-    if match["number"] is None:
-        return Decimal(6) if match.group() == "半年" else Decimal("0.5")
-    value = parse_number(match["number"])
-    if value is None:
-        return None
-    times, divisor = _UNIT_MONTHS[match["unit"].lstrip("个")]
-    months = value * times / divisor
-    if match["and_half"]:
-        months += Decimal(times) / divisor / 2
-    return months
-
-
 def find_periods(text: str) -> list[Period]:
-    """Every period in text; a four-digit year (2026年) and the day of a date (3月1日) are not periods."""
-    found: list[Period] = []
-    for match in _PERIOD.finditer(text):
-        unit, number = match["unit"], match["number"] or ""
-        if unit == "年" and len(number) == 4:
-            continue  # 2026年 is a year
-        if unit in ("日", "天") and match.start() > 0 and text[match.start() - 1] in "月-./":
-            continue  # 3月1日 is a date
-        if unit == "年" and re.match(r"\s*\d{1,2}\s*月", text[match.end() :]):
-            continue  # the 年 of 26年3月 starts a date
-        months = _period_months(match)
-        if months is not None and months > 0:
-            found.append(Period(match.start(), match.end(), match.group(), months))
-    return found
+    """Every period in text with its length in months (hours are too short for any statutory limit)."""
+    periods: list[Period] = []
+    for found in find_durations(text):
+        if found.value.unit in _UNIT_MONTHS:
+            times, divisor = _UNIT_MONTHS[found.value.unit]
+            months = found.value.amount * times / divisor
+            periods.append(Period(found.start, found.end, text[found.start : found.end], months))
+    return periods
 
 
-def _date_part(text: str) -> int | None:
-    """The integer a date part names (Arabic, 二〇二六 digit by digit, or 十二)."""
-    value = parse_number(text)
-    return None if value is None else int(value)
-
-
-def find_dates(text: str) -> list[DateMatch]:
-    """Every valid calendar date in text."""
-    found: list[DateMatch] = []
-    for match in _DATE.finditer(text):
-        parts = [_date_part(match[name]) for name in ("year", "month", "day")]
-        if None in parts:
-            continue
-        year, month, day = (int(p or 0) for p in parts)
-        try:
-            found.append(DateMatch(match.start(), match.end(), date(year, month, day)))
-        except ValueError:
-            continue
-    return found
+def find_dates(text: str) -> list[Found[date]]:
+    """Every full calendar date in text (a year or a month alone is no day)."""
+    return [
+        Found(d.start, d.end, date.fromisoformat(d.value))
+        for d in find_written_dates(text)
+        if d.value is not None and len(d.value) == len("2026-03-01")
+    ]
 
 
 def months_between(first: date, second: date) -> Decimal:

@@ -10,10 +10,11 @@ from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
-from rules.amounts import find_percentages, parse_number
+from rules.amounts import parse_number
 from rules.clauses.statutes.articles import CC_680, CC_705, RiskFlag, flag
 from rules.clauses.statutes.durations import find_dates, term_months
 from rules.clauses.statutes.text import ContractText
+from rules.contract_terms.money import find_rates
 
 LEASE_OVER_20_YEARS = "lease_over_20_years"
 INTEREST_OVER_LPR_CAP = "interest_over_lpr_cap"
@@ -27,7 +28,8 @@ _INTEREST = re.compile(r"利率|利息|年息|月息|日息")
 _NOT_INTEREST = re.compile(r"违约金|罚息")
 # 年息一分 is 10 % a year, 月息二分 2 % a month: the old 分 counts a tenth of the year or a hundredth of the month.
 _FEN = re.compile(r"(?P<period>年|月)息\s*(?P<number>\d+(?:\.\d+)?|[一二两三四五六七八九十]+)\s*分")
-_PER_PERIOD = {"年": Decimal(1), "月": Decimal(12), "日": Decimal(365), "天": Decimal(365)}
+# Periods of a year, per period a rate is counted in (a rate that names none is a year's).
+_PER_YEAR = {"year": Decimal(1), "month": Decimal(12), "week": Decimal(52), "day": Decimal(365)}
 # 民间借贷 only: a bank or other financial lender is under the central bank's rules, not this cap.
 _FINANCIAL_LENDER = re.compile(r"银行|信用(?:合作)?社|金融机构|贷款方|贷款单位|小额贷款公司")
 # 加收利息30% / 上浮20% raise a base rate by a share: not a rate of their own.
@@ -84,19 +86,21 @@ def _contract_date(contract: ContractText) -> date | None:
 
 
 def _annual_rates(sentence: str) -> list[tuple[Decimal, str]]:
-    """Every interest rate of a sentence as percent a year, with its words (年利率/月利率/日利率, 月息二分)."""
+    """Every interest rate of a sentence as percent a year, with its words (年利率/月利率/日利率, 月息二分); a cap
+    (最高不超过年利率24%) is a rate the contract allows, so it counts too."""
     rates: list[tuple[Decimal, str]] = []
     for match in _FEN.finditer(sentence):
         number = parse_number(match["number"])
         if number is not None:
             rates.append((number * 10 if match["period"] == "年" else number * 12, match.group()))
-    for share in find_percentages(sentence):
-        before = sentence[max(0, share.start - 8) : share.start]
-        if _SURCHARGE.search(before):
+    for found in find_rates(sentence):
+        if _SURCHARGE.search(sentence[max(0, found.start - 8) : found.start]):
             continue
-        periods = [(before.rfind(p), p) for p in _PER_PERIOD if p in before]
-        period = max(periods)[1] if periods else "年"
-        rates.append((share.value * _PER_PERIOD[period], share.raw))
+        per_year = _PER_YEAR[found.value.period or "year"]
+        words = sentence[found.start : found.end]
+        for fraction in (found.value.fraction, found.value.cap):
+            if fraction is not None:
+                rates.append((fraction * 100 * per_year, words))
     return rates
 
 
