@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, NamedTuple
 
-from rules.normalize.canonical import CANONICAL_TRIGGER, fold, whitespace_edits
+from rules.normalize.canonical import CANONICAL_TRIGGER, FOLD_CHARS, fold, whitespace_edits
+from rules.normalize.chars import char_class
 from rules.normalize.dialect import dialect_edits, is_cantonese, load_lexicon, read_cantonese, region_edits
 from rules.normalize.offsets import Edit, StepMap, apply_edits, compose_span
-from rules.normalize.punctuation import punctuation_step, unmarked_edits
-from rules.normalize.script import simplified_step
+from rules.normalize.punctuation import PUNCTUATION_MARK_SET, PUNCTUATION_MARKS, punctuation_step, unmarked_edits
+from rules.normalize.script import simplified_step, traditional_chars
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,77 @@ class NormalizedText:
         return compose_span(self.steps, start, end, len(self.text))
 
 
+# Texts of a ticket's length pay one prescan instead of several scans; a short text pays more for the set
+# operations than it saves, and a long one (a contract's thousands of blanks and ideographic spaces) for the list.
+_PRESCAN_FROM = 64
+_PRESCAN_UP_TO = 2048
+
+
+@cache
+def _prescan() -> re.Pattern[str]:
+    """One class of every character that makes a step work: folds, punctuation marks, traditional characters, and
+    (in one range: the engine tests characters outside the BMP item by item) all characters outside the BMP."""
+    bmp = (char for char in (*FOLD_CHARS, *PUNCTUATION_MARKS, *traditional_chars()) if char < "\U00010000")
+    return re.compile(char_class(bmp)[:-1] + "\U00010000-\U0010ffff]")
+
+
+def _has_traditional(chars: set[str]) -> bool | None:
+    """has_traditional of a text holding `chars` (its prescan characters); None when OpenCC must be asked."""
+    if not chars.isdisjoint(traditional_chars()):
+        return True
+    return None if max(chars) >= "\U00010000" else False
+
+
+def _unmarked_step(text: str, steps: list[StepMap]) -> tuple[str, int]:
+    """The punctuation step of a text without punctuation marks: full-width marks inside numbers and 。。。."""
+    punctuation = unmarked_edits(text)
+    if not punctuation:
+        return text, 0
+    text, step = apply_edits(text, punctuation)
+    if step:
+        steps.append(step)
+    return text, len(punctuation)
+
+
+def _canonical(text: str, counts: dict[str, int], steps: list[StepMap]) -> tuple[str, int]:
+    """Folds and punctuation (see rules.normalize.canonical); return the text and the marks changed."""
+    trigger = CANONICAL_TRIGGER.search(text)  # the first fold or punctuation mark, if any
+    if trigger is None:  # no mark to decide: only full-width marks inside numbers and 。。。 can change
+        return _unmarked_step(text, steps)
+    current, step = fold(text, counts, scan_from=trigger.start())
+    if step:
+        steps.append(step)
+    current, step, punctuation_folds = punctuation_step(current, scan_from=0 if step else trigger.start())
+    if step:
+        steps.append(step)
+    return current, punctuation_folds
+
+
+def _canonical_prescanned(text: str, counts: dict[str, int], steps: list[StepMap]) -> tuple[str, int, bool | None]:
+    """_canonical from one scan collecting the characters that make a step work; also return whether the text has
+    a traditional character (None: not known)."""
+    found = _prescan().findall(text)
+    if not found:  # plain text, nothing traditional
+        return (*_unmarked_step(text, steps), False)
+    chars = set(found)
+    current = text
+    if chars.isdisjoint(FOLD_CHARS):
+        traditional = _has_traditional(chars)
+    else:
+        current, step = fold(text, counts)
+        if step:
+            steps.append(step)
+        # an ideograph fold can make a traditional character: look again after it
+        traditional = None if "ideograph" in counts else _has_traditional(chars)
+    marks = chars.intersection(PUNCTUATION_MARK_SET)  # folds make no mark: the text's marks are the same
+    if not marks:
+        return (*_unmarked_step(current, steps), traditional)
+    current, step, punctuation_folds = punctuation_step(current, marks=marks)
+    if step:
+        steps.append(step)
+    return current, punctuation_folds, traditional
+
+
 def normalize(text: str) -> NormalizedText:
     """Normalize `text` for matching (see rules.normalize); never raises on odd input.
 
@@ -107,21 +180,11 @@ def normalize(text: str) -> NormalizedText:
     """
     counts: dict[str, int] = {}
     steps: list[StepMap] = []
-    current = text
-    step: StepMap | None = None
-    trigger = CANONICAL_TRIGGER.search(text)  # the first fold or punctuation mark, if any
-    if trigger is None:  # no mark to decide: only full-width marks inside numbers and 。。。 can change
-        punctuation = unmarked_edits(text)
-        punctuation_folds = len(punctuation)
-        if punctuation:
-            current, step = apply_edits(current, punctuation)
+    if _PRESCAN_FROM <= len(text) <= _PRESCAN_UP_TO:
+        current, punctuation_folds, traditional = _canonical_prescanned(text, counts, steps)
     else:
-        current, step = fold(text, counts, scan_from=trigger.start())
-        if step:
-            steps.append(step)
-        current, step, punctuation_folds = punctuation_step(current, scan_from=0 if step else trigger.start())
-    if step:
-        steps.append(step)
+        current, punctuation_folds = _canonical(text, counts, steps)
+        traditional = None
     edits = whitespace_edits(current, counts)
     if edits:
         current, step = apply_edits(current, edits)
@@ -130,14 +193,14 @@ def normalize(text: str) -> NormalizedText:
     reading = read_cantonese(current)  # one detection: its score picks the script config, its regions the rewrite
     score = reading.score
     cantonese = is_cantonese(score)
-    current, step, config = simplified_step(current, cantonese=cantonese)
+    current, step, config = simplified_step(current, cantonese=cantonese, traditional=traditional)
     dialect: list[Edit] = []
     if step:
         steps.append(step)
         if cantonese:  # the script step moved characters: the regions are read again where they now lie
             dialect = dialect_edits(current)
     elif cantonese:  # script folds are 1:1 here and detection reads both scripts alike: the regions still hold
-        dialect = list(region_edits(current, reading.regions, load_lexicon()))
+        dialect = region_edits(current, reading.regions, load_lexicon())
     if dialect:
         current, step = apply_edits(current, dialect, group_multichar=True)
         if step:

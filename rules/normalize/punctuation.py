@@ -7,6 +7,7 @@ the marks that only look at their neighbours (, ; : ? ! and a lone .) rewritten 
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from rules.normalize.chars import CJK, CJK_CHAR, char_class, is_cjk, neighbours
 from rules.normalize.offsets import Edit, StepMap, apply_edits
@@ -48,6 +49,7 @@ _VARIANTS = {
     "＇": "'",
 }
 PUNCTUATION_MARKS = ',;:?!.()"＂…⋯' + "".join(_VARIANTS)
+PUNCTUATION_MARK_SET = frozenset(PUNCTUATION_MARKS)
 _PUNCTUATION = re.compile(char_class(PUNCTUATION_MARKS))
 _IDEOGRAPHIC_DOTS = re.compile("。。。+")
 _FULLWIDTH_IN_NUMBER = re.compile("[0-9][，．：；](?=[0-9])")
@@ -164,12 +166,17 @@ _NEIGHBOUR_DECIDED["."] = (re.compile(f"\\.(?:(?<=[{CJK}]\\.)|(?<=[{CJK}] \\.))(
 # One mark, or a run of two or more dots; a class first, so the engine skips ahead in C (an alternation of a
 # class and a literal would be tried at every position).
 _CONTEXT_DECIDED = re.compile(char_class('"＂…⋯().' + "".join(_VARIANTS)) + "(?:(?<!\\.)|(?<=\\.)\\.+)")
+_CONTEXT_MARKS = frozenset('"＂…⋯()' + "".join(_VARIANTS))  # a lone . is neighbour-decided; a run of them is not
 
 
-def _context_edits(text: str, scan_from: int) -> list[Edit]:
-    """punctuation_edits for every mark but those of _NEIGHBOUR_DECIDED (quotes, brackets, variants, dot runs)."""
+def _context_edits(text: str, scan_from: int, marks: AbstractSet[str] | None) -> list[Edit]:
+    """punctuation_edits for every mark but those of _NEIGHBOUR_DECIDED (quotes, brackets, variants, dot runs);
+    `marks`: the punctuation marks the text holds, if the caller knows them."""
+    if marks is not None and marks.isdisjoint(_CONTEXT_MARKS) and not ("." in marks and ".." in text):
+        return _with_unmarked_edits(text, [])  # no mark for the loop: its scan is skipped
+    within = text if marks is None else marks
     edits: list[Edit] = []
-    pairs = _paren_pair_edits(text) if "(" in text or ")" in text else {}
+    pairs = _paren_pair_edits(text) if "(" in within or ")" in within else {}
     quote_open = [True]
     line_start = 0
     skip_to = 0
@@ -196,14 +203,19 @@ def _context_edits(text: str, scan_from: int) -> list[Edit]:
     return _with_unmarked_edits(text, edits)
 
 
-def punctuation_step(text: str, scan_from: int = 0) -> tuple[str, StepMap | None, int]:
+def punctuation_step(
+    text: str, scan_from: int = 0, marks: AbstractSet[str] | None = None
+) -> tuple[str, StepMap | None, int]:
     """Apply punctuation_edits(text, scan_from); return the text, its map (None when no length changed) and
-    the number of marks changed. Marks decided by their neighbours alone are substituted in C."""
-    edits = _context_edits(text, scan_from)
+    the number of marks changed. Marks decided by their neighbours alone are substituted in C.
+
+    `marks`: the punctuation marks the text holds, when the caller collected them (None: looked up here).
+    """
+    edits = _context_edits(text, scan_from, marks)
     count = len(edits)
     folded = text
     for mark, (pattern, chinese) in _NEIGHBOUR_DECIDED.items():
-        if mark in text:
+        if mark in (text if marks is None else marks):
             folded, number = pattern.subn(chinese, folded)
             count += number
     if not edits:
