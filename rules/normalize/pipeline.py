@@ -112,7 +112,11 @@ def _prescan() -> re.Pattern[str]:
     """One class of every character that makes a step work: folds, punctuation marks, traditional characters, and
     (in one range: the engine tests characters outside the BMP item by item) all characters outside the BMP."""
     bmp = (char for char in (*FOLD_CHARS, *PUNCTUATION_MARKS, *traditional_chars()) if char < "\U00010000")
-    return re.compile(char_class(bmp)[:-1] + "\U00010000-\U0010ffff]")
+    # An ASCII digit too, when a full-width mark and a digit follow it (the punctuation step's 1，200 → 1,200).
+    return re.compile(char_class(bmp)[:-1] + "0-9\U00010000-\U0010ffff](?:(?<![0-9])|(?=[，．：；][0-9]))")
+
+
+_DIGITS = frozenset("0123456789")
 
 
 def _has_traditional(chars: set[str]) -> bool | None:
@@ -122,9 +126,9 @@ def _has_traditional(chars: set[str]) -> bool | None:
     return None if max(chars) >= "\U00010000" else False
 
 
-def _unmarked_step(text: str, steps: list[StepMap]) -> tuple[str, int]:
+def _unmarked_step(text: str, steps: list[StepMap], numbers: bool = True) -> tuple[str, int]:
     """The punctuation step of a text without punctuation marks: full-width marks inside numbers and 。。。."""
-    punctuation = unmarked_edits(text)
+    punctuation = unmarked_edits(text, numbers)
     if not punctuation:
         return text, 0
     text, step = apply_edits(text, punctuation)
@@ -151,13 +155,15 @@ def _canonical_prescanned(text: str, counts: dict[str, int], steps: list[StepMap
     """_canonical from one scan collecting the characters that make a step work; also return whether the text has
     a traditional character (None: not known)."""
     found = _prescan().findall(text)
-    if not found:  # plain text, nothing traditional
-        return (*_unmarked_step(text, steps), False)
+    if not found:  # plain text, nothing traditional, no full-width mark inside a number
+        return (*_unmarked_step(text, steps, numbers=False), False)
     chars = set(found)
     current = text
     if chars.isdisjoint(FOLD_CHARS):
+        numbers = not chars.isdisjoint(_DIGITS)
         traditional = _has_traditional(chars)
     else:
+        numbers = True  # a fold can make a digit (１，２)
         current, step = fold(text, counts)
         if step:
             steps.append(step)
@@ -165,8 +171,8 @@ def _canonical_prescanned(text: str, counts: dict[str, int], steps: list[StepMap
         traditional = None if "ideograph" in counts else _has_traditional(chars)
     marks = chars.intersection(PUNCTUATION_MARK_SET)  # folds make no mark: the text's marks are the same
     if not marks:
-        return (*_unmarked_step(current, steps), traditional)
-    current, step, punctuation_folds = punctuation_step(current, marks=marks)
+        return (*_unmarked_step(current, steps, numbers), traditional)
+    current, step, punctuation_folds = punctuation_step(current, marks=marks, numbers=numbers)
     if step:
         steps.append(step)
     return current, punctuation_folds, traditional
