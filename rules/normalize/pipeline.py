@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 from functools import cache, cached_property
-from typing import Any, NamedTuple
+from typing import Any
 
 from rules.normalize.canonical import CANONICAL_TRIGGER, FOLD_CHARS, fold, whitespace_edits
 from rules.normalize.chars import char_class
@@ -42,15 +42,10 @@ class NormalizeReport:
         return asdict(self)
 
 
-class _Facts(NamedTuple):
-    """What the steps counted; turned into a NormalizeReport only when someone reads the report."""
-
-    counts: dict[str, int]
-    script_config: str
-    cantonese_score: float
-    is_cantonese: bool
-    punctuation_folds: int
-    dialect_replacements: int
+# What the steps counted, turned into a NormalizeReport only when someone reads the report: counts by kind, script
+# config, Cantonese score, is Cantonese, punctuation folds, dialect replacements. A plain tuple: a NamedTuple's
+# constructor is a Python function, and every document pays it.
+_Facts = tuple[dict[str, int], str, float, bool, int, int]
 
 
 @dataclass(frozen=True)
@@ -65,15 +60,14 @@ class NormalizedText:
     @cached_property
     def report(self) -> NormalizeReport:
         """What normalization changed (see NormalizeReport)."""
-        facts = self.facts
-        counts = facts.counts
+        counts, script_config, cantonese_score, cantonese, punctuation_folds, dialect_replacements = self.facts
         lexicon = load_lexicon()
         return NormalizeReport(
             original_length=self.original_length,
             normalized_length=len(self.text),
-            script_config=facts.script_config,
-            cantonese_score=round(facts.cantonese_score, 4),
-            is_cantonese=facts.is_cantonese,
+            script_config=script_config,
+            cantonese_score=round(cantonese_score, 4),
+            is_cantonese=cantonese,
             lexicon_id=lexicon.lexicon_id,
             lexicon_version=lexicon.version,
             invalid_replaced=counts.get("invalid", 0),
@@ -82,10 +76,10 @@ class NormalizedText:
             line_ends_unified=counts.get("crlf", 0) + counts.get("linesep", 0),
             width_folds=counts.get("width", 0),
             ideographs_folded=counts.get("ideograph", 0),
-            punctuation_folds=facts.punctuation_folds,
+            punctuation_folds=punctuation_folds,
             spaces_removed=counts.get("spaces_removed", 0),
             lines_joined=counts.get("lines_joined", 0),
-            dialect_replacements=facts.dialect_replacements,
+            dialect_replacements=dialect_replacements,
         )
 
     @classmethod
@@ -211,5 +205,5 @@ def normalize(text: str) -> NormalizedText:
         current, step = apply_edits(current, dialect, group_multichar=True)
         if step:
             steps.append(step)
-    facts = _Facts(counts, config, score, cantonese, punctuation_folds, len(dialect))
+    facts = (counts, config, score, cantonese, punctuation_folds, len(dialect))
     return NormalizedText.built(current, len(text), tuple(steps), facts)
