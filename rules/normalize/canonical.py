@@ -74,6 +74,7 @@ def _compat_ideographs() -> dict[str, str]:
 
 _FOLDS.update((char, (ideograph, "ideograph")) for char, ideograph in _compat_ideographs().items())
 _FOLD = re.compile(char_class(_FOLDS))
+FOLD_CHARS = frozenset(_FOLDS)
 
 
 def fold_edits(text: str, counts: dict[str, int]) -> list[Edit]:
@@ -179,7 +180,7 @@ def fold(text: str, counts: dict[str, int], scan_from: int = 0) -> tuple[str, St
 # A fold or a mark of the punctuation step: where neither occurs, both steps are skipped with one scan.
 CANONICAL_TRIGGER = re.compile(char_class([*_FOLDS, *PUNCTUATION_MARKS]))
 
-__all__ = ["CANONICAL_TRIGGER", "CJK", "fold", "fold_edits", "punctuation_edits", "whitespace_edits"]
+__all__ = ["CANONICAL_TRIGGER", "CJK", "FOLD_CHARS", "fold", "fold_edits", "punctuation_edits", "whitespace_edits"]
 
 
 # --- step 3: spaces and line breaks --------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from rules.normalize.dialect_detect import (
     CANTONESE_THRESHOLD,
@@ -37,7 +37,7 @@ def _fitting(text: str, start: int, end: int, entries: tuple[LexiconEntry, ...])
     return None
 
 
-def _segment(text: str, keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]]) -> Iterator[Edit]:
+def _segment(text: str, keys_at: dict[int, list[tuple[int, int]]], lexicon: Lexicon) -> list[Edit]:
     """The keys to rewrite: the most Cantonese characters covered, then the fewest keys (longest ones).
 
     A dynamic programme over the key positions, right to left; on a tie the later key wins, which reads 去街市
@@ -45,22 +45,27 @@ def _segment(text: str, keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, .
     which orders as (covered, −keys) does since there are never more keys than characters.
     """
     positions = sorted(keys_at)
+    unconditional = lexicon.unconditional
+    entries_of = lexicon.index.values
     scale = len(text) + 1
     best = [0] * (len(positions) + 1)  # value of the best choice from positions[i] on
     choice: list[tuple[int, str, int] | None] = [None] * len(positions)  # (end, mandarin, next index)
     for index in range(len(positions) - 1, -1, -1):
         start = positions[index]
         best_here = best[index + 1]
-        for end, entries in keys_at[start]:
-            mandarin = _fitting(text, start, end, entries)
+        for end, number in keys_at[start]:
+            mandarin = unconditional[number]  # most keys have no context: no call to make
             if mandarin is None:
-                continue
+                mandarin = _fitting(text, start, end, entries_of[number])
+                if mandarin is None:
+                    continue
             following = bisect_left(positions, end, index + 1)
             value = best[following] + (end - start) * scale - 1
             if value > best_here:
                 best_here = value
                 choice[index] = (end, mandarin, following)
         best[index] = best_here
+    edits: list[Edit] = []
     index = 0
     while index < len(positions):
         chosen = choice[index]
@@ -68,8 +73,9 @@ def _segment(text: str, keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, .
             index += 1
             continue
         end, mandarin, following = chosen
-        yield positions[index], end, mandarin
+        edits.append((positions[index], end, mandarin))
         index = following
+    return edits
 
 
 def _passes(regions: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -83,15 +89,15 @@ def _passes(regions: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return stretches
 
 
-def _keys_at(
-    text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon
-) -> dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]]:
-    """The keys lying inside one region, by start: (end, entries) in the automaton's order."""
-    keys_at: dict[int, list[tuple[int, tuple[LexiconEntry, ...]]]] = {}
-    values = lexicon.index.values
+def _keys_at(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon) -> dict[int, list[tuple[int, int]]]:
+    """The keys lying inside one region, by start: (end, key number) in the automaton's order."""
+    keys_at: dict[int, list[tuple[int, int]]] = {}
     if len(regions) == 1 and regions[0] == (0, len(text)):  # a Cantonese chat line: every key counts
         for number, key_start, key_end in lexicon.index.occurrences(text):
-            keys_at.setdefault(key_start, []).append((key_end, values[number]))
+            if key_start in keys_at:
+                keys_at[key_start].append((key_end, number))
+            else:
+                keys_at[key_start] = [(key_end, number)]
         return keys_at
     starts = [start for start, _ in regions]
     for first, last in _passes(regions):
@@ -101,24 +107,24 @@ def _keys_at(
             key_end += first
             region = bisect_right(starts, key_start) - 1
             if region >= 0 and key_end <= regions[region][1]:
-                keys_at.setdefault(key_start, []).append((key_end, values[number]))
+                keys_at.setdefault(key_start, []).append((key_end, number))
     return keys_at
 
 
-def region_edits(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon) -> Iterator[Edit]:
+def region_edits(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon) -> list[Edit]:
     """Edits for the keys inside the sorted, disjoint regions (see _segment); contexts read from the whole text."""
     if not regions:
-        return
-    keys_at = _keys_at(text, regions, lexicon)
-    for key_start, key_end, mandarin in _segment(text, keys_at):
+        return []
+    edits = _segment(text, _keys_at(text, regions, lexicon), lexicon)
+    for number, (key_start, key_end, mandarin) in enumerate(edits):
         # 喺广州用紧 already says 在 once: 在广州用, not 在广州在用
         if (
             mandarin.startswith("在")
             and text[key_end - 1] in "緊紧"
             and _LOCATIVE.search(_LOCATIVE_BREAK.split(text[max(0, key_start - 40) : key_start])[-1])
         ):
-            mandarin = mandarin[1:]
-        yield key_start, key_end, mandarin
+            edits[number] = (key_start, key_end, mandarin[1:])
+    return edits
 
 
 def dialect_edits(text: str) -> list[Edit]:
@@ -126,4 +132,4 @@ def dialect_edits(text: str) -> list[Edit]:
     regions = cantonese_regions(text)
     if not regions:
         return []
-    return list(region_edits(text, regions, load_lexicon()))
+    return region_edits(text, regions, load_lexicon())

@@ -134,21 +134,40 @@ def _marker_hits(text: str) -> list[tuple[int, float]]:
     return [(match.start(), weight[match.group()]) for match in markers.pattern.finditer(text, first.start())]
 
 
-def _one_sentence_units(text: str, marker_hits: list[tuple[int, float]]) -> tuple[tuple[Span, float], ...] | None:
-    """_units for a short text of one sentence without quotation marks, or None when its clauses must decide.
+def _one_sentence_density(text: str, marker_hits: list[tuple[int, float]]) -> float | None:
+    """The density of a short text of one sentence without quotation marks when it decides alone: at least
+    CANTONESE_THRESHOLD, or 0.0 for Mandarin; None when its clauses must decide.
 
     Most Cantonese tickets and chat lines are such a sentence: one automaton pass and a sum, no bounds to find.
     """
     mined = _markers().mined
-    hits = marker_hits + [(at, mined.values[key]) for key, at, _ in mined.occurrences(text)]
-    hits.sort()
+    found = mined.occurrences(text)
+    if found:
+        values = mined.values
+        hits = marker_hits + [(at, values[key]) for key, at, _ in found]
+        hits.sort()
+    else:
+        hits = marker_hits  # the markers' own order: by position, as a sort would leave them
     total = 0.0
     for _, weight in hits:  # in position order, as _Weights adds them: the same float
         total += weight
     density = _density(total, len(text))
     if density >= CANTONESE_THRESHOLD:
-        return (((0, len(text)), density),)
-    return () if total < _TWO_MARKERS else None
+        return density
+    return 0.0 if total < _TWO_MARKERS else None
+
+
+def _is_one_sentence(text: str) -> bool:
+    """True for a text short enough for _one_sentence_density with no sentence break before its last character."""
+    return len(text) <= _LOOKBACK and not _ONE_SENTENCE_BREAK.search(text, 0, len(text) - 1)
+
+
+def _one_sentence_units(text: str, marker_hits: list[tuple[int, float]]) -> tuple[tuple[Span, float], ...] | None:
+    """_units for a short text of one sentence without quotation marks, or None when its clauses must decide."""
+    density = _one_sentence_density(text, marker_hits)
+    if density is None:
+        return None
+    return (((0, len(text)), density),) if density else ()
 
 
 def _candidate_sentences(text: str, marker_hits: list[tuple[int, float]]) -> tuple[dict[int, _Sentence], _Weights]:
@@ -216,7 +235,7 @@ def _scored_units(text: str) -> tuple[tuple[Span, float], ...]:
     marker_hits = _marker_hits(text)
     if not marker_hits:
         return ()
-    if len(text) <= _LOOKBACK and not _ONE_SENTENCE_BREAK.search(text, 0, len(text) - 1):
+    if _is_one_sentence(text):
         units = _one_sentence_units(text, marker_hits)
         if units is not None:
             return units
@@ -263,7 +282,14 @@ def _merged_regions(units: tuple[tuple[Span, float], ...]) -> list[Span]:
 
 def read_cantonese(text: str) -> CantoneseReading:
     """Score and regions from one detection pass (the pipeline needs both: the score picks the script config)."""
-    units = _scored_units(text)
+    marker_hits = _marker_hits(text)
+    if not marker_hits:
+        return _MANDARIN
+    if _is_one_sentence(text):  # _scored_units' shortcut, without building its units
+        density = _one_sentence_density(text, marker_hits)
+        if density is not None:
+            return CantoneseReading(density, ((0, len(text)),)) if density else _MANDARIN
+    units = tuple(_units(text, *_candidate_sentences(text, marker_hits)))
     if not units:
         return _MANDARIN
     return CantoneseReading(max(density for _, density in units), tuple(_merged_regions(units)))

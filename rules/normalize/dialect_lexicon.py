@@ -60,6 +60,8 @@ class Lexicon:
     lexicon_id: str
     version: str
     index: TermIndex[tuple[LexiconEntry, ...]]
+    # By key number: the Mandarin of a key whose first entry has no context (it always fits), else None.
+    unconditional: tuple[str | None, ...]
 
     def __len__(self) -> int:
         return len(self.index)
@@ -116,4 +118,8 @@ def load_lexicon(grammar: Path = GRAMMAR_FILE, mined: Path | None = MINED_FILE) 
                 by_key[form] = [LexiconEntry(form, mandarin, None, None)]
     version = f"{_header(grammar_lines, 'version')}+{_header(mined_lines, 'id')}@{_header(mined_lines, 'version')}"
     index = TermIndex(((key, tuple(entries)) for key, entries in by_key.items()), Implementation.ContiguousNFA)
-    return Lexicon(_header(grammar_lines, "id"), version, index)
+    unconditional = tuple(
+        entries[0].mandarin if entries[0].before is None and entries[0].after is None else None
+        for entries in index.values
+    )
+    return Lexicon(_header(grammar_lines, "id"), version, index, unconditional)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
-from typing import Any, NamedTuple
+from functools import cache, cached_property
+from typing import Any
 
-from rules.normalize.canonical import CANONICAL_TRIGGER, fold, whitespace_edits
+from rules.normalize.canonical import CANONICAL_TRIGGER, FOLD_CHARS, fold, whitespace_edits
+from rules.normalize.chars import char_class
 from rules.normalize.dialect import dialect_edits, is_cantonese, load_lexicon, read_cantonese, region_edits
 from rules.normalize.offsets import Edit, StepMap, apply_edits, compose_span
-from rules.normalize.punctuation import punctuation_step, unmarked_edits
-from rules.normalize.script import simplified_step
+from rules.normalize.punctuation import PUNCTUATION_MARK_SET, PUNCTUATION_MARKS, punctuation_step, unmarked_edits
+from rules.normalize.script import simplified_step, traditional_chars
 
 
 @dataclass(frozen=True)
@@ -40,15 +42,10 @@ class NormalizeReport:
         return asdict(self)
 
 
-class _Facts(NamedTuple):
-    """What the steps counted; turned into a NormalizeReport only when someone reads the report."""
-
-    counts: dict[str, int]
-    script_config: str
-    cantonese_score: float
-    is_cantonese: bool
-    punctuation_folds: int
-    dialect_replacements: int
+# What the steps counted, turned into a NormalizeReport only when someone reads the report: counts by kind, script
+# config, Cantonese score, is Cantonese, punctuation folds, dialect replacements. A plain tuple: a NamedTuple's
+# constructor is a Python function, and every document pays it.
+_Facts = tuple[dict[str, int], str, float, bool, int, int]
 
 
 @dataclass(frozen=True)
@@ -63,15 +60,14 @@ class NormalizedText:
     @cached_property
     def report(self) -> NormalizeReport:
         """What normalization changed (see NormalizeReport)."""
-        facts = self.facts
-        counts = facts.counts
+        counts, script_config, cantonese_score, cantonese, punctuation_folds, dialect_replacements = self.facts
         lexicon = load_lexicon()
         return NormalizeReport(
             original_length=self.original_length,
             normalized_length=len(self.text),
-            script_config=facts.script_config,
-            cantonese_score=round(facts.cantonese_score, 4),
-            is_cantonese=facts.is_cantonese,
+            script_config=script_config,
+            cantonese_score=round(cantonese_score, 4),
+            is_cantonese=cantonese,
             lexicon_id=lexicon.lexicon_id,
             lexicon_version=lexicon.version,
             invalid_replaced=counts.get("invalid", 0),
@@ -80,10 +76,10 @@ class NormalizedText:
             line_ends_unified=counts.get("crlf", 0) + counts.get("linesep", 0),
             width_folds=counts.get("width", 0),
             ideographs_folded=counts.get("ideograph", 0),
-            punctuation_folds=facts.punctuation_folds,
+            punctuation_folds=punctuation_folds,
             spaces_removed=counts.get("spaces_removed", 0),
             lines_joined=counts.get("lines_joined", 0),
-            dialect_replacements=facts.dialect_replacements,
+            dialect_replacements=dialect_replacements,
         )
 
     @classmethod
@@ -99,6 +95,83 @@ class NormalizedText:
         return compose_span(self.steps, start, end, len(self.text))
 
 
+# Texts of a ticket's length pay one prescan instead of several scans; a short text pays more for the set
+# operations than it saves, and a long one (a contract's thousands of blanks and ideographic spaces) for the list.
+_PRESCAN_FROM = 64
+_PRESCAN_UP_TO = 2048
+
+
+@cache
+def _prescan() -> re.Pattern[str]:
+    """One class of every character that makes a step work: folds, punctuation marks, traditional characters, and
+    (in one range: the engine tests characters outside the BMP item by item) all characters outside the BMP."""
+    bmp = (char for char in (*FOLD_CHARS, *PUNCTUATION_MARKS, *traditional_chars()) if char < "\U00010000")
+    # An ASCII digit too, when a full-width mark and a digit follow it (the punctuation step's 1，200 → 1,200).
+    return re.compile(char_class(bmp)[:-1] + "0-9\U00010000-\U0010ffff](?:(?<![0-9])|(?=[，．：；][0-9]))")
+
+
+_DIGITS = frozenset("0123456789")
+
+
+def _has_traditional(chars: set[str]) -> bool | None:
+    """has_traditional of a text holding `chars` (its prescan characters); None when OpenCC must be asked."""
+    if not chars.isdisjoint(traditional_chars()):
+        return True
+    return None if max(chars) >= "\U00010000" else False
+
+
+def _unmarked_step(text: str, steps: list[StepMap], numbers: bool = True) -> tuple[str, int]:
+    """The punctuation step of a text without punctuation marks: full-width marks inside numbers and 。。。."""
+    punctuation = unmarked_edits(text, numbers)
+    if not punctuation:
+        return text, 0
+    text, step = apply_edits(text, punctuation)
+    if step:
+        steps.append(step)
+    return text, len(punctuation)
+
+
+def _canonical(text: str, counts: dict[str, int], steps: list[StepMap]) -> tuple[str, int]:
+    """Folds and punctuation (see rules.normalize.canonical); return the text and the marks changed."""
+    trigger = CANONICAL_TRIGGER.search(text)  # the first fold or punctuation mark, if any
+    if trigger is None:  # no mark to decide: only full-width marks inside numbers and 。。。 can change
+        return _unmarked_step(text, steps)
+    current, step = fold(text, counts, scan_from=trigger.start())
+    if step:
+        steps.append(step)
+    current, step, punctuation_folds = punctuation_step(current, scan_from=0 if step else trigger.start())
+    if step:
+        steps.append(step)
+    return current, punctuation_folds
+
+
+def _canonical_prescanned(text: str, counts: dict[str, int], steps: list[StepMap]) -> tuple[str, int, bool | None]:
+    """_canonical from one scan collecting the characters that make a step work; also return whether the text has
+    a traditional character (None: not known)."""
+    found = _prescan().findall(text)
+    if not found:  # plain text, nothing traditional, no full-width mark inside a number
+        return (*_unmarked_step(text, steps, numbers=False), False)
+    chars = set(found)
+    current = text
+    if chars.isdisjoint(FOLD_CHARS):
+        numbers = not chars.isdisjoint(_DIGITS)
+        traditional = _has_traditional(chars)
+    else:
+        numbers = True  # a fold can make a digit (１，２)
+        current, step = fold(text, counts)
+        if step:
+            steps.append(step)
+        # an ideograph fold can make a traditional character: look again after it
+        traditional = None if "ideograph" in counts else _has_traditional(chars)
+    marks = chars.intersection(PUNCTUATION_MARK_SET)  # folds make no mark: the text's marks are the same
+    if not marks:
+        return (*_unmarked_step(current, steps, numbers), traditional)
+    current, step, punctuation_folds = punctuation_step(current, marks=marks, numbers=numbers)
+    if step:
+        steps.append(step)
+    return current, punctuation_folds, traditional
+
+
 def normalize(text: str) -> NormalizedText:
     """Normalize `text` for matching (see rules.normalize); never raises on odd input.
 
@@ -107,21 +180,11 @@ def normalize(text: str) -> NormalizedText:
     """
     counts: dict[str, int] = {}
     steps: list[StepMap] = []
-    current = text
-    step: StepMap | None = None
-    trigger = CANONICAL_TRIGGER.search(text)  # the first fold or punctuation mark, if any
-    if trigger is None:  # no mark to decide: only full-width marks inside numbers and 。。。 can change
-        punctuation = unmarked_edits(text)
-        punctuation_folds = len(punctuation)
-        if punctuation:
-            current, step = apply_edits(current, punctuation)
+    if _PRESCAN_FROM <= len(text) <= _PRESCAN_UP_TO:
+        current, punctuation_folds, traditional = _canonical_prescanned(text, counts, steps)
     else:
-        current, step = fold(text, counts, scan_from=trigger.start())
-        if step:
-            steps.append(step)
-        current, step, punctuation_folds = punctuation_step(current, scan_from=0 if step else trigger.start())
-    if step:
-        steps.append(step)
+        current, punctuation_folds = _canonical(text, counts, steps)
+        traditional = None
     edits = whitespace_edits(current, counts)
     if edits:
         current, step = apply_edits(current, edits)
@@ -130,17 +193,17 @@ def normalize(text: str) -> NormalizedText:
     reading = read_cantonese(current)  # one detection: its score picks the script config, its regions the rewrite
     score = reading.score
     cantonese = is_cantonese(score)
-    current, step, config = simplified_step(current, cantonese=cantonese)
+    current, step, config = simplified_step(current, cantonese=cantonese, traditional=traditional)
     dialect: list[Edit] = []
     if step:
         steps.append(step)
         if cantonese:  # the script step moved characters: the regions are read again where they now lie
             dialect = dialect_edits(current)
     elif cantonese:  # script folds are 1:1 here and detection reads both scripts alike: the regions still hold
-        dialect = list(region_edits(current, reading.regions, load_lexicon()))
+        dialect = region_edits(current, reading.regions, load_lexicon())
     if dialect:
         current, step = apply_edits(current, dialect, group_multichar=True)
         if step:
             steps.append(step)
-    facts = _Facts(counts, config, score, cantonese, punctuation_folds, len(dialect))
+    facts = (counts, config, score, cantonese, punctuation_folds, len(dialect))
     return NormalizedText.built(current, len(text), tuple(steps), facts)

@@ -7,6 +7,7 @@ the marks that only look at their neighbours (, ; : ? ! and a lone .) rewritten 
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from rules.normalize.chars import CJK, CJK_CHAR, char_class, is_cjk, neighbours
 from rules.normalize.offsets import Edit, StepMap, apply_edits
@@ -48,6 +49,7 @@ _VARIANTS = {
     "＇": "'",
 }
 PUNCTUATION_MARKS = ',;:?!.()"＂…⋯' + "".join(_VARIANTS)
+PUNCTUATION_MARK_SET = frozenset(PUNCTUATION_MARKS)
 _PUNCTUATION = re.compile(char_class(PUNCTUATION_MARKS))
 _IDEOGRAPHIC_DOTS = re.compile("。。。+")
 _FULLWIDTH_IN_NUMBER = re.compile("[0-9][，．：；](?=[0-9])")
@@ -134,21 +136,24 @@ def punctuation_edits(text: str, scan_from: int = 0) -> list[Edit]:
     return _with_unmarked_edits(text, edits)
 
 
-def _with_unmarked_edits(text: str, edits: list[Edit]) -> list[Edit]:
-    """`edits` (sorted) plus the changes no punctuation mark starts: 。。。 runs and full-width marks in numbers."""
+def _with_unmarked_edits(text: str, edits: list[Edit], numbers: bool = True) -> list[Edit]:
+    """`edits` (sorted) plus the changes no punctuation mark starts: 。。。 runs and full-width marks in numbers
+    (`numbers` False: the caller knows the text has none)."""
     count = len(edits)
     if "。。。" in text:
         edits.extend((m.start(), m.end(), "……") for m in _IDEOGRAPHIC_DOTS.finditer(text))
-    for match in _FULLWIDTH_IN_NUMBER.finditer(text):
-        edits.append((match.start() + 1, match.end(), _TO_ASCII[text[match.start() + 1]]))
+    if numbers:
+        for match in _FULLWIDTH_IN_NUMBER.finditer(text):
+            edits.append((match.start() + 1, match.end(), _TO_ASCII[text[match.start() + 1]]))
     if len(edits) > count:
         edits.sort()
     return edits
 
 
-def unmarked_edits(text: str) -> list[Edit]:
-    """punctuation_edits for a text holding none of PUNCTUATION_MARKS (the caller scanned for them)."""
-    return _with_unmarked_edits(text, [])
+def unmarked_edits(text: str, numbers: bool = True) -> list[Edit]:
+    """punctuation_edits for a text holding none of PUNCTUATION_MARKS (the caller scanned for them);
+    `numbers` False: the text has no full-width mark between digits."""
+    return _with_unmarked_edits(text, [], numbers)
 
 
 # , ; : ? ! beside a Chinese character (one space between allowed) and a lone . after one (not before a Latin letter
@@ -164,12 +169,17 @@ _NEIGHBOUR_DECIDED["."] = (re.compile(f"\\.(?:(?<=[{CJK}]\\.)|(?<=[{CJK}] \\.))(
 # One mark, or a run of two or more dots; a class first, so the engine skips ahead in C (an alternation of a
 # class and a literal would be tried at every position).
 _CONTEXT_DECIDED = re.compile(char_class('"＂…⋯().' + "".join(_VARIANTS)) + "(?:(?<!\\.)|(?<=\\.)\\.+)")
+_CONTEXT_MARKS = frozenset('"＂…⋯()' + "".join(_VARIANTS))  # a lone . is neighbour-decided; a run of them is not
 
 
-def _context_edits(text: str, scan_from: int) -> list[Edit]:
-    """punctuation_edits for every mark but those of _NEIGHBOUR_DECIDED (quotes, brackets, variants, dot runs)."""
+def _context_edits(text: str, scan_from: int, marks: AbstractSet[str] | None, numbers: bool) -> list[Edit]:
+    """punctuation_edits for every mark but those of _NEIGHBOUR_DECIDED (quotes, brackets, variants, dot runs);
+    `marks`: the punctuation marks the text holds, if the caller knows them; `numbers`: see unmarked_edits."""
+    if marks is not None and marks.isdisjoint(_CONTEXT_MARKS) and not ("." in marks and ".." in text):
+        return _with_unmarked_edits(text, [], numbers)  # no mark for the loop: its scan is skipped
+    within = text if marks is None else marks
     edits: list[Edit] = []
-    pairs = _paren_pair_edits(text) if "(" in text or ")" in text else {}
+    pairs = _paren_pair_edits(text) if "(" in within or ")" in within else {}
     quote_open = [True]
     line_start = 0
     skip_to = 0
@@ -193,17 +203,23 @@ def _context_edits(text: str, scan_from: int) -> list[Edit]:
         folded = pairs.get(start) or _fold_mark(text, start, token, quote_open)
         if folded != token:
             edits.append((start, start + 1, folded))
-    return _with_unmarked_edits(text, edits)
+    return _with_unmarked_edits(text, edits, numbers)
 
 
-def punctuation_step(text: str, scan_from: int = 0) -> tuple[str, StepMap | None, int]:
+def punctuation_step(
+    text: str, scan_from: int = 0, marks: AbstractSet[str] | None = None, numbers: bool = True
+) -> tuple[str, StepMap | None, int]:
     """Apply punctuation_edits(text, scan_from); return the text, its map (None when no length changed) and
-    the number of marks changed. Marks decided by their neighbours alone are substituted in C."""
-    edits = _context_edits(text, scan_from)
+    the number of marks changed. Marks decided by their neighbours alone are substituted in C.
+
+    `marks`: the punctuation marks the text holds, when the caller collected them (None: looked up here);
+    `numbers`: see unmarked_edits.
+    """
+    edits = _context_edits(text, scan_from, marks, numbers)
     count = len(edits)
     folded = text
     for mark, (pattern, chinese) in _NEIGHBOUR_DECIDED.items():
-        if mark in text:
+        if mark in (text if marks is None else marks):
             folded, number = pattern.subn(chinese, folded)
             count += number
     if not edits:

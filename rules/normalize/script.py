@@ -36,6 +36,12 @@ def _traditional_chars() -> str:
 
 
 @cache
+def traditional_chars() -> frozenset[str]:
+    """The characters of _traditional_chars as a set (for callers that collected a text's characters already)."""
+    return frozenset(_traditional_chars())
+
+
+@cache
 def _traditional_bmp() -> re.Pattern[str]:
     """A class of every BMP character OpenCC t2s changes on its own."""
     return re.compile("[" + _traditional_chars() + "]")
@@ -121,13 +127,16 @@ def _lines_with(text: str, *patterns: re.Pattern[str]) -> list[tuple[int, int]]:
     return sorted(lines)
 
 
-def simplified_step(text: str, *, cantonese: bool = False) -> tuple[str, StepMap | None, str]:
+def simplified_step(
+    text: str, *, cantonese: bool = False, traditional: bool | None = None
+) -> tuple[str, StepMap | None, str]:
     """Convert to simplified for the pipeline; return (text, map or None when lengths match, config).
 
+    `traditional`: whether has_traditional(text) holds, when the caller already knows (None: scan for it).
     Only lines holding a traditional character go through OpenCC, so a simplified document with one quoted
     traditional line costs one short conversion.
     """
-    if not has_traditional(text):
+    if not (has_traditional(text) if traditional is None else traditional):
         return text, None, NO_CONVERSION
     config = choose_config(text, cantonese=cantonese)
     convert = converter(config).convert

@@ -98,6 +98,10 @@ def reference_normalize(text: str) -> tuple[str, list[StepMap], dict[str, object
 @example("＿" * 40 + "\ud800" + "\U0002f800" * 33 + "\u2f45" * 40)  # many folds: surrogates, supplementary
 @example("＿" * 40 + "\r\n" + "\u200b")  # many 1:1 folds and edits that change the length
 @example("金额１，２００元，1，200元，3．5米，12：30")
+@example("甲方支付租金1，200元" * 6)  # ticket length (prescanned): a full-width mark inside a number, nothing else
+@example("他说(1)租金1，200元.好..好" * 4 + "本合同一式兩份")  # prescanned: marks, a number, a traditional line
+@example("１，２" + "甲" * 70)  # prescanned: a fold makes the digits around a full-width comma
+@example("甲" * 70 + "\U0002f800說")  # prescanned: a supplementary ideograph folds, a traditional character follows
 @example(("＿" * 40 + "甲方，乙方\u3000１２３\u2f45\uf9d1𠮶\x07") * 60)  # long: counted and folded in one pass
 @example(("＿" * 40 + "甲方，乙方\u3000１２３\u2f45") * 60 + "\r\n\U0002f800")  # long, with folds outside it
 def test_fast_path_matches_the_reference(text: str) -> None:

@@ -134,7 +134,7 @@ def candidates(key: str, pairs: list[tuple[str, str]]) -> list[Candidate]:
 def composition(key: str) -> str:
     """The key as the hand-written grammar rules alone render it, word by word (simplified)."""
     simplified = converter("hk2s").convert(key)
-    rendered, _ = apply_edits(simplified, list(region_edits(simplified, [(0, len(simplified))], load_lexicon(mined=None))))
+    rendered, _ = apply_edits(simplified, region_edits(simplified, [(0, len(simplified))], load_lexicon(mined=None)))
     return converter("t2s").convert(rendered)
 
 
