@@ -54,7 +54,18 @@ def _generate(schema_url: str, folder: Path) -> Path:
     """Generate DocGate's Python client from the schema at `schema_url` into `folder`; return the package's root."""
     config = folder / "config.yaml"
     # No post hooks: the generated code is imported as it is, without running a formatter over it.
-    config.write_text(f"post_hooks: []\npackage_name_override: {PACKAGE}\nproject_name_override: docgate-client\n")
+    # The report (.docx / .pdf) and the examples export (JSON lines) are files to the client: the generator reads
+    # vendor types only through its content_type_overrides, as any consumer of DocGate's schema would configure it.
+    overrides = {
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "application/octet-stream",
+        "application/pdf": "application/octet-stream",
+        "application/x-ndjson": "text/plain",
+    }
+    config.write_text(
+        f"post_hooks: []\npackage_name_override: {PACKAGE}\nproject_name_override: docgate-client\n"
+        + "content_type_overrides:\n"
+        + "".join(f'  "{vendor}": "{plain}"\n' for vendor, plain in overrides.items())
+    )
     done = subprocess.run(
         [str(GENERATOR), "generate", "--url", schema_url, "--config", str(config), "--output-path", "client"],
         cwd=folder,
