@@ -149,7 +149,6 @@ DOCGATE_SWEEP_INTERVAL_S = envint("DOCGATE_SWEEP_INTERVAL_S", 60)
 # tests add one that pauses so that a worker can be killed mid-job).
 DOCGATE_EXTRA_STAGES: tuple[str, ...] = ()
 DOCGATE_RETRY_BACKOFF_S = envint("DOCGATE_RETRY_BACKOFF_S", 5)
-
 # An Idempotency-Key's first answer is replayed for this long; beat then deletes its record and the key is free.
 DOCGATE_IDEMPOTENCY_TTL_S = envint("DOCGATE_IDEMPOTENCY_TTL_S", 86_400)
 
@@ -304,6 +303,7 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-stuck-jobs": {"task": "contracts.tasks.jobs_sweep_task", "schedule": float(DOCGATE_SWEEP_INTERVAL_S)},
     # An indexed range delete: cheap, so often enough that a key outlives its TTL by minutes at most.
     "expire-idempotency-records": {"task": "contracts.tasks.idempotency_records_expire_task", "schedule": 600.0},
+    "forget-unread-llm-answers": {"task": "contracts.tasks.llm_answers_expire_task", "schedule": 3600.0},
 }
 
 # --- Cache and request budgets -------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from django.conf import settings
 from contracts.broker import WEBHOOK_DELIVER, backoff_delay_s, job_send, task_send
 from contracts.models import JobPhase
 from contracts.pipeline import RunOutcome, RunStatus, TransientError, job_run, jobs_sweep, jobs_to_send
-from contracts.retention import idempotency_records_expire
+from contracts.retention import idempotency_records_expire, llm_answers_expire
 from contracts.webhooks.delivery import WebhookRetry, webhook_deliver, webhook_deliveries_due
 
 logger = logging.getLogger(__name__)
@@ -103,6 +103,15 @@ def idempotency_records_expire_task() -> int:
     deleted = idempotency_records_expire()
     if deleted:
         logger.info("deleted %d expired idempotency record(s)", deleted)
+    return deleted
+
+
+@shared_task(acks_late=True)
+def llm_answers_expire_task() -> int:
+    """Periodic: forget the model's answers beyond what any standing window reads (contracts.retention)."""
+    deleted = llm_answers_expire()
+    if deleted:
+        logger.info("deleted %d model answer(s) no standing window reads", deleted)
     return deleted
 
 

@@ -230,3 +230,33 @@ def test_concurrent_plans_take_one_probe_per_turn_and_lose_no_skip(
     outcomes = at_once([partial(probe_claim, actors.acme.pk, "clauses", "m") for _ in range(8)])
     assert outcomes.count(True) == 2 and outcomes.count(False) == 6, outcomes
     assert LLMProbe.objects.get(organisation=actors.acme, task="clauses", model="m").skipped == 0
+
+
+def test_answers_beyond_every_readable_window_are_forgotten_by_beat(actors: Any, settings: Any) -> None:
+    """Beat's retention keeps, per organisation, question and model, the newest LLM_ANSWER_WINDOWS_KEPT windows of
+    answers (what a widened window could still read) and deletes the older ones; the standing is unchanged."""
+    from contracts.retention import LLM_ANSWER_WINDOWS_KEPT
+    from contracts.standing.policy import task_standing
+    from tests.api.test_idempotency_and_listing import _beat_runs
+
+    settings.LLM_STANDING_WINDOW = 3
+    keep = LLM_ANSWER_WINDOWS_KEPT * 3
+
+    def answers(organisation: Any, task: str, model: str, count: int) -> list[int]:
+        rows = [
+            LLMAnswer(organisation=organisation, task=task, model=model, valid=True, grounded=True, agreed=n % 2 == 0)
+            for n in range(count)
+        ]
+        return [row.pk for row in LLMAnswer.objects.bulk_create(rows)]
+
+    old_clauses = answers(actors.acme, "clauses", "gemma", keep + 4)
+    few_categories = answers(actors.acme, "ticket_category", "gemma", 2)
+    other_model = answers(actors.acme, "clauses", "gemma:acme", keep + 1)
+    other_organisation = answers(actors.globex, "clauses", "gemma", keep)
+    before = task_standing(actors.acme.pk, "clauses", "gemma")
+
+    assert _beat_runs("contracts.tasks.llm_answers_expire_task") == 4 + 1
+    left = set(LLMAnswer.objects.values_list("pk", flat=True))
+    assert left == set(old_clauses[4:]) | set(few_categories) | set(other_model[1:]) | set(other_organisation)
+    assert task_standing(actors.acme.pk, "clauses", "gemma") == before
+    assert _beat_runs("contracts.tasks.llm_answers_expire_task") == 0
