@@ -36,8 +36,10 @@ def _finding_drafts(finding: Mapping[str, Any], decision: FindingDecision) -> li
     or removed, or a finding approved, corrected or rejected."""
     kind, finding_id = _text(finding.get("kind")), _text(finding.get("id"))
     corrected = dict(decision.corrected or {}) if decision.decision == ReviewDecision.CORRECT else {}
-    previous = _text(finding.get("label"))
-    label = "" if decision.decision == ReviewDecision.REJECT else _text(corrected.get("label", previous))
+    # A key term's label names the term (price, penalty…); what a reviewer settles is its normalised value.
+    field_name = "normalised" if kind == "term" else "label"
+    previous = _text(finding.get(field_name))
+    label = "" if decision.decision == ReviewDecision.REJECT else _text(corrected.get(field_name, previous))
     detail = {"finding": dict(finding), "corrected": corrected or None, "note": decision.note}
 
     def draft(example_kind: str, verdict: str, new: str, old: str) -> ExampleDraft:
@@ -87,17 +89,13 @@ def reviewer_example_drafts(
     return drafts
 
 
-def reviewer_examples_record(
-    *, task: ReviewTask, judged: Result, reviewed: Result, decisions: Mapping[str, FindingDecision], user: Any
+def _examples_store(
+    drafts: list[ExampleDraft], *, judged: Result, reviewed: Result, task: ReviewTask | None, user: Any
 ) -> list[ReviewerExample]:
-    """Store the examples of a finalized review (inside the finalize transaction: both stand or neither)."""
-    drafts = reviewer_example_drafts(
-        judged=judged.data or {}, decisions=decisions, reasons=list(task.reasons), response_text=task.response_text
-    )
     rows = [
         ReviewerExample(
-            organisation_id=task.organisation_id,
-            document_id=task.document_id,
+            organisation_id=reviewed.organisation_id,
+            document_id=reviewed.document_id,
             reviewed_result=reviewed,
             judged_version=judged.version,
             task=task,
@@ -113,3 +111,21 @@ def reviewer_examples_record(
         for draft in drafts
     ]
     return ReviewerExample.objects.bulk_create(rows)
+
+
+def reviewer_examples_record(
+    *, task: ReviewTask, judged: Result, reviewed: Result, decisions: Mapping[str, FindingDecision], user: Any
+) -> list[ReviewerExample]:
+    """Store the examples of a finalized review (inside the finalize transaction: both stand or neither)."""
+    drafts = reviewer_example_drafts(
+        judged=judged.data or {}, decisions=decisions, reasons=list(task.reasons), response_text=task.response_text
+    )
+    return _examples_store(drafts, judged=judged, reviewed=reviewed, task=task, user=user)
+
+
+def settled_examples_record(
+    *, finding: Mapping[str, Any], decision: FindingDecision, judged: Result, reviewed: Result, user: Any
+) -> list[ReviewerExample]:
+    """Store the example of one decision taken outside a review task (a cell of the legal grid), inside the
+    transaction that writes its result version."""
+    return _examples_store(_finding_drafts(finding, decision), judged=judged, reviewed=reviewed, task=None, user=user)

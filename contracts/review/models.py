@@ -28,7 +28,10 @@ class ReviewerExample(models.Model):
     # The version the reviewer judged and the reviewed version their decisions wrote.
     reviewed_result = models.ForeignKey("contracts.Result", on_delete=models.CASCADE, related_name="+")
     judged_version = models.PositiveIntegerField()
-    task = models.ForeignKey("contracts.ReviewTask", on_delete=models.CASCADE, related_name="examples")
+    # None: a decision taken outside any review task (a cell of the legal grid, `contracts.review.settled`).
+    task = models.ForeignKey(
+        "contracts.ReviewTask", null=True, blank=True, on_delete=models.CASCADE, related_name="examples"
+    )
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     kind = models.CharField(max_length=24, choices=ExampleKind.choices)
     decision = models.CharField(max_length=16)  # approve | correct | reject | added | removed | upheld | overruled

@@ -1,6 +1,6 @@
 """A reviewer's decision on one finding of a finished result, outside any review task (the legal grid's cells):
 checked as a task's decision is (`correction_problem`), applied as finalizing applies it (`reviewed_finding`), stored
-as the document's next result version and audited as `review.finding_decided`."""
+as the document's next result version, kept as a reviewer example and audited as `review.finding_decided`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from contracts.models import Document, FindingDecision, Organisation, Result, Re
 from contracts.result_data import ResultData
 from contracts.result_versions import result_write
 from contracts.review.corrections import correction_problem
+from contracts.review.examples import settled_examples_record
 from contracts.review.reviewed_data import reviewed_finding
 from contracts.review.workflow import ReviewError, decision_checked, require_reviewer
 
@@ -71,6 +72,7 @@ def review_finding_settle(
             provenance={**(latest.provenance or {}), "decided_finding": finding_id, "reviewed_version": latest.version},
             created_by=user,
         )
+        settled_examples_record(finding=finding, decision=verdict, judged=latest, reviewed=result, user=user)
         audit_record(
             organisation=organisation,
             action="review.finding_decided",

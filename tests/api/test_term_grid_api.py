@@ -12,7 +12,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from contracts.legal.grid import grid_header
-from contracts.models import AuditEvent
+from contracts.models import AuditEvent, ReviewerExample
 from tests.term_grid_contracts import term_finding, three_contracts
 
 pytestmark = pytest.mark.django_db
@@ -74,6 +74,11 @@ def test_a_reviewer_decides_a_cell_through_the_api_and_a_key_may_not(actors: Any
     assert stale.status_code == 409 and stale.json()["error"]["code"] == "stale_version"
     grid = acme_api.get("/api/v1/contracts/terms/", {"title": "租赁"}).json()["results"][0]["terms"]["penalty"]
     assert grid["text"] == "日千分之三" and grid["findings"][0]["review"] == "corrected"
+    [example] = ReviewerExample.objects.filter(document=lease)
+    assert (example.task, example.reviewer, example.kind, example.decision) == (None, actors.rita, "finding", "correct")
+    assert (example.finding_id, example.finding_kind) == (penalty["id"], "term")
+    assert (example.previous, example.label) == (penalty["normalised"], "0.003/day")
+    assert (example.judged_version, example.reviewed_result.version) == (1, 2)
 
 
 def test_another_organisation_sees_and_decides_nothing(actors: Any, globex_api: Any) -> None:
