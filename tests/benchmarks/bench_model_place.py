@@ -16,21 +16,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from contextlib import ExitStack
 from itertools import zip_longest
-from pathlib import Path
 from typing import Any
 
 from rules.evaluation.common import jsonl_rows
-from tests.llm_server import local_llm_server
+from tests.benchmarks.django_bench import embedded_stack_start
 from tests.shared_data import shared_file
-from tests.workers import ROOT, process_group_stop
 
 MODEL_REASONS = ("llm_invalid_output", "llm_unavailable", "conflict")
 
@@ -110,47 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds", type=int, default=1, help="the batch again into the same organisation (its standing carried over)"
     )
     args = parser.parse_args(argv)
-    folder = Path(tempfile.mkdtemp(prefix="docgate-model-place-"))
     with ExitStack() as stack:
-        server = stack.enter_context(local_llm_server(niceness=10))  # as `make run` starts it
-        env = {
-            **os.environ,
-            "DOCGATE_DATA_DIR": str(folder),
-            "DATABASE_URL": "",
-            "REDIS_URL": "",
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            "LLM_ENABLED": "true",
-            "LLM_POLICY": "cascade",
-            "LLM_BASE_URL": server.base_url,
-            "LLM_TIMEOUT_S": "300",
-            "PYTHONUNBUFFERED": "1",
-        }
-        os.environ.update(
-            {k: env[k] for k in ("DOCGATE_DATA_DIR", "DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
-        )
-        os.environ.update({k: env[k] for k in ("LLM_ENABLED", "LLM_POLICY", "LLM_BASE_URL")})
-        import django
-
-        django.setup()
-        from django.conf import settings
-        from django.core.management import call_command
-
-        from contracts.models import Organisation
-        from contracts.operations.processes import DEFAULT_QUEUE, LLM_QUEUE, worker_command
-
-        call_command("migrate", verbosity=0, interactive=False)
-        for sub in ("queue", "control"):
-            (settings.BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
-        for name, queue in (("rules", DEFAULT_QUEUE), ("llm", LLM_QUEUE)):
-            log = open(folder / f"worker-{name}.log", "wb")  # noqa: SIM115 (closed with the stack)
-            stack.callback(log.close)
-            command = worker_command(concurrency=1, hostname=f"{name}@bench", standalone=True, queues=(queue,))
-            process = subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-            )
-            stack.callback(process_group_stop, process, 20)
-        time.sleep(8)  # both workers up and polling the file queue
-        organisation = Organisation.objects.create(name="Bench", slug="bench")
+        organisation = embedded_stack_start(stack, "docgate-model-place-", {"LLM_POLICY": "cascade"})
         tickets = [("ticket", str(r["text"])) for r in list(jsonl_rows(shared_file("tickets/public.jsonl")))]
         contracts = [
             ("contract", str(r["text"])[: args.chars]) for r in jsonl_rows(shared_file("contracts/public.jsonl"))

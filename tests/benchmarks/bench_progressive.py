@@ -12,20 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 from rules.evaluation.common import jsonl_rows
-from tests.llm_server import local_llm_server
+from tests.benchmarks.django_bench import embedded_stack_start
 from tests.shared_data import shared_file
-from tests.workers import ROOT, process_group_stop
 
 RULE_STAGES = ("extract", "normalize", "rules", "gate", "plan")
 
@@ -49,53 +44,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chars", type=int, default=1500, help="each public contract is cut to this length")
     parser.add_argument("--timeout", type=float, default=900.0)
     args = parser.parse_args(argv)
-    folder = Path(tempfile.mkdtemp(prefix="docgate-progressive-"))
     with ExitStack() as stack:
-        server = stack.enter_context(local_llm_server(niceness=10))  # as `make run` starts it
-        env = {
-            **os.environ,
-            "DOCGATE_DATA_DIR": str(folder),
-            "DATABASE_URL": "",
-            "REDIS_URL": "",
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            "LLM_ENABLED": "true",
+        llm_env = {
             "LLM_POLICY": "always",
             "LLM_STANDING_FLOOR": "0",  # the model stays busy for the whole batch, however it answers
-            "LLM_BASE_URL": server.base_url,
             "LLM_MAX_OUTPUT_TOKENS": "64",
-            "LLM_TIMEOUT_S": "300",
             "LLM_DRAFTS": "false",
-            "PYTHONUNBUFFERED": "1",
         }
-        os.environ.update(
-            {k: env[k] for k in ("DOCGATE_DATA_DIR", "DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
-        )
-        os.environ.update({k: env[k] for k in ("LLM_ENABLED", "LLM_POLICY", "LLM_BASE_URL")})
-        import django
-
-        django.setup()
-        from django.conf import settings
-        from django.core.management import call_command
-
+        organisation = embedded_stack_start(stack, "docgate-progressive-", llm_env)
         from contracts.intake.submission import Submission, document_submit
-        from contracts.models import Job, JobState, Organisation, Result
-        from contracts.operations.processes import DEFAULT_QUEUE, LLM_QUEUE, worker_command
+        from contracts.models import Job, JobState, Result
 
-        call_command("migrate", verbosity=0, interactive=False)
-        for sub in ("queue", "control"):
-            (settings.BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
-        workers = []
-        for name, queue in (("rules", DEFAULT_QUEUE), ("llm", LLM_QUEUE)):
-            log = open(folder / f"worker-{name}.log", "wb")  # noqa: SIM115 (closed with the stack)
-            stack.callback(log.close)
-            command = worker_command(concurrency=1, hostname=f"{name}@bench", standalone=True, queues=(queue,))
-            process = subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-            )
-            stack.callback(process_group_stop, process, 20)
-            workers.append(process)
-        time.sleep(8)  # both workers up and polling the file queue
-        organisation = Organisation.objects.create(name="Bench", slug="bench")
         rows = list(jsonl_rows(shared_file("contracts/public.jsonl")))[: args.contracts]
         jobs = [
             document_submit(
