@@ -25,6 +25,7 @@ def report(request: HttpRequest, document_id: str, file_format: str) -> HttpResp
             file_format=file_format,
             sees_personal_data=may_see_pii(request),
             is_reviewer=portal_role(request) in REVIEWER_ROLES,
+            user=request.user,
         )
     except ReportRefused as exc:
         messages.error(request, exc.message)

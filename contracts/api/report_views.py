@@ -12,7 +12,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from contracts.api.auth import request_organisation
+from contracts.api.auth import request_api_key, request_organisation, request_user
 from contracts.api.permissions import IsOrganisationReviewer, request_sees_personal_data
 from contracts.api.serializers import ErrorSerializer
 from contracts.intake.extraction import DOCX
@@ -60,5 +60,7 @@ class DocumentReportView(APIView):
             file_format=file_format,
             sees_personal_data=request_sees_personal_data(request),
             is_reviewer=IsOrganisationReviewer().has_permission(request, self),
+            user=request_user(request),
+            api_key=request_api_key(request),
         )
         return report_response(report)

@@ -151,6 +151,18 @@ LABELS: dict[str, Any] = {
     "ticket.returned": _("Returned"),
     "ticket.due_soon": _("Due soon"),
     "ticket.overdue": _("Overdue"),
+    "case.merge": _("Cases merged"),
+    "case.split": _("Case split"),
+    "report.downloaded": _("Report downloaded"),
+    "model.activated": _("Model activated"),
+    "model.rejected": _("Model not activated"),
+    "model.training_failed": _("Model training failed"),
+    "model.rolled_back": _("Model rolled back"),
+    "model.retrain_requested": _("Retraining requested"),
+    "ticket_department.changed": _("Department changed"),
+    "ticket_department.deleted": _("Department deleted"),
+    "contract_playbook.changed": _("Playbook changed"),
+    "contract_playbook.deleted": _("Playbook deleted"),
 }
 
 # Key terms of a contract (the legal desk's `term` findings; their labels are rules.contract_terms kinds).

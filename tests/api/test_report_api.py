@@ -23,7 +23,7 @@ from contracts.intake.sandbox import converter_status
 from contracts.intake.submission import Submission, document_submit
 from contracts.legal.report.summary import report_summary, summary_docx
 from contracts.legal.report.word import docx_bytes as word_bytes
-from contracts.models import Document, Result
+from contracts.models import AuditEvent, Document, Result
 from contracts.pipeline import job_run
 from tests.conftest import program_path
 from tests.shared_data import shared_file
@@ -137,6 +137,20 @@ def test_outsider_from_another_organisation_gets_404(actors: Any) -> None:
 def test_a_ticket_has_no_report(actors: Any) -> None:
     answer = session(actors.rita).get(report_url(submitted(actors, kind="ticket")))
     assert answer.status_code == 404 and answer.json()["error"]["code"] == "no_report"
+
+
+def test_each_download_is_audited_with_who_took_which_version_masked_or_not(actors: Any, acme_api: Any) -> None:
+    document = submitted(actors)
+    assert session(actors.rita).get(report_url(document)).status_code == 200
+    assert session(actors.alice).get(report_url(document)).status_code == 200
+    assert acme_api.get(report_url(document)).status_code == 200
+    assert session(actors.oscar).get(report_url(document)).status_code == 404
+    events = AuditEvent.objects.filter(action="report.downloaded", object_id=str(document.pk)).order_by("id")
+    assert [(e.actor_user, e.actor_api_key is not None, e.after) for e in events] == [
+        (actors.rita, False, {"format": "docx", "result_version": 1, "release": "ready", "masked": False}),
+        (actors.alice, False, {"format": "docx", "result_version": 1, "release": "ready", "masked": True}),
+        (None, True, {"format": "docx", "result_version": 1, "release": "ready", "masked": False}),
+    ]
 
 
 def test_a_report_held_for_review_goes_to_reviewers_until_the_result_is_reviewed(actors: Any, acme_api: Any) -> None:

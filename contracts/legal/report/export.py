@@ -20,6 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.utils.translation import gettext as _
 
+from contracts.audit import audit_record
 from contracts.findings import finding_list
 from contracts.gate import GateDecision, gate_decide, response_status
 from contracts.intake.errors import ExtractionError
@@ -28,7 +29,7 @@ from contracts.intake.office import office_pdf
 from contracts.legal.report.comments import ReportComment, report_comments
 from contracts.legal.report.summary import ReportSummary, report_summary, summary_docx, summary_first
 from contracts.legal.report.word import comments_anchor, docx_bytes, docx_copy, docx_from_text
-from contracts.models import Document, Result
+from contracts.models import ApiKey, Document, Result
 from contracts.refusals import Refused
 from contracts.tenancy.personal_data import result_data_masked, text_masked
 
@@ -135,13 +136,37 @@ class ReportFile:
     release: str
 
 
-def report_download(*, document: Document, file_format: str, sees_personal_data: bool, is_reviewer: bool) -> ReportFile:
-    """The report of the document's latest result in `file_format` (docx, pdf) for this caller; raise ReportRefused
-    for a document without one, one the gates keep from the caller, or a PDF that cannot be made here."""
+def report_download(
+    *,
+    document: Document,
+    file_format: str,
+    sees_personal_data: bool,
+    is_reviewer: bool,
+    user: Any = None,
+    api_key: ApiKey | None = None,
+) -> ReportFile:
+    """The report of the document's latest result in `file_format` (docx, pdf) for this caller, its download
+    audited (`report.downloaded`: the version, the format, masked or not); raise ReportRefused for a document
+    without one, one the gates keep from the caller, or a PDF that cannot be made here."""
     result = report_result(document)
     report = contract_report_build(document=document, result=result, sees_personal_data=sees_personal_data)
     report_release_check(report, is_reviewer=is_reviewer, reviewed=bool((result.data or {}).get("reviewed_by")))
     name = f"docgate-report-{document.pk}-v{result.version}"
     if file_format == "pdf":
-        return ReportFile(summary_pdf(report), "application/pdf", f"{name}.pdf", report.release)
-    return ReportFile(report.docx, DOCX, f"{name}.docx", report.release)
+        found = ReportFile(summary_pdf(report), "application/pdf", f"{name}.pdf", report.release)
+    else:
+        found = ReportFile(report.docx, DOCX, f"{name}.docx", report.release)
+    audit_record(
+        organisation=document.organisation,
+        action="report.downloaded",
+        obj=document,
+        user=user,
+        api_key=api_key,
+        after={
+            "format": file_format,
+            "result_version": result.version,
+            "release": report.release,
+            "masked": not sees_personal_data,
+        },
+    )
+    return found
