@@ -49,7 +49,7 @@ def test_mixed_ticket_is_rewritten_only_where_it_is_cantonese() -> None:
 
 
 def test_quotations_are_judged_by_their_sentence() -> None:
-    assert normalize("佢同我講：“你哋唔可以咁做。”").text == "他同我说：“你们不可以这么做。”"
+    assert normalize("佢同我講：“你哋唔可以咁做。”").text == "他跟我说：“你们不可以这么做。”"
     assert normalize("“佢哋唔喺度。”").text == "“他们不在。”"  # nothing but the quotation: it speaks for itself
     shop = "合同约定，乙方以“佢哋嘅茶餐厅”为字号经营。"
     assert normalize(shop).text == shop
