@@ -15,6 +15,7 @@ from rules.clauses import load_pack
 from rules.evaluation.clauses import evaluate_clauses
 from rules.evaluation.common import classification_report
 from rules.evaluation.dialect import canonical_form, chrf, corpus_cer
+from rules.evaluation.dialect_words import aligned, word_accuracy
 from rules.normalize import normalize
 from rules.safety import gate_combine, safety_score
 from rules.tickets.taxonomy import load_taxonomy
@@ -122,10 +123,21 @@ def _dialect(rows: list[dict[str, Any]], client: LLMClient, tally: _Tally) -> di
         canonical_form(o) if o is not None else normalize(r["source"]).text for o, r in zip(outputs, rows, strict=True)
     ]
     references = [canonical_form(r["reference"]) for r in rows]
+    # word accuracy of what the LLM made of each Cantonese word: its output aligned to the rules' (a row it could
+    # not answer keeps the rules' output, as the product does)
+    rewritten = {r["source"]: o for o, r in zip(outputs, rows, strict=True) if o is not None}
+    words = word_accuracy(
+        [r["source"] for r in rows],
+        rewrite=lambda source: (
+            aligned(normalize(source), rewritten[source]) if source in rewritten else normalize(source)
+        ),
+    )
     return {
         "n": len(rows),
         "cer": round(corpus_cer(systems, references), 4),
         "chrf": round(chrf(systems, references), 2),
+        "word_accuracy": words["word_accuracy"],
+        "word_occurrences": words["word_occurrences"],
     }
 
 

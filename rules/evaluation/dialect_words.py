@@ -12,12 +12,15 @@ Definition (reported by `evaluate dialect` as `word_accuracy`):
 - word_accuracy = correct occurrences / scored occurrences, over all pairs; `word_occurrences` is the
   denominator. The reference is not read: the rendering is the word's, whatever a translator chose in that
   sentence.
+- A rewrite without an offset map (the LLM's, of the rules' output) is scored through `aligned`: its characters
+  are aligned to the rules' output (difflib), whose map leads back to the source, so the same definition holds.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from difflib import SequenceMatcher
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,7 @@ from ahocorasick_rs import AhoCorasick, MatchKind
 
 from rules.normalize import NormalizedText, normalize
 from rules.normalize.dialect_lexicon import read_table, script_forms
+from rules.normalize.offsets import Edit, apply_edits
 
 WORDS_FILE = Path(__file__).resolve().parent / "data" / "cantonese_standard_words.tsv"
 
@@ -75,3 +79,21 @@ def word_accuracy(sources: Iterable[str], rewrite: Callable[[str], NormalizedTex
         "word_occurrences": total,
         "per_word": {word: [scored[word], correct[word]] for word in sorted(scored, key=lambda w: -scored[w])},
     }
+
+
+def aligned(result: NormalizedText, rewritten: str) -> NormalizedText:
+    """`rewritten` (a further rewrite of result.text, e.g. the LLM's) with an offset map back to the original.
+
+    The characters that differ are found by difflib's alignment; each changed run maps as one block to the run
+    of result.text it replaces (an insertion maps to the gap where it was made), then through result's own map.
+    """
+    edits: list[Edit] = [
+        (start, end, rewritten[new_start:new_end])
+        for tag, start, end, new_start, new_end in SequenceMatcher(
+            None, result.text, rewritten, autojunk=False
+        ).get_opcodes()
+        if tag != "equal"
+    ]
+    text, step = apply_edits(result.text, edits, group_multichar=True)
+    steps = result.steps if step is None else (*result.steps, step)
+    return NormalizedText.built(text, result.original_length, steps, result.facts)

@@ -10,6 +10,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
+from rules.normalize.chars import CJK
 from rules.normalize.dialect_detect import (
     CANTONESE_THRESHOLD,
     CantoneseReading,
@@ -26,6 +27,8 @@ __all__ += ["CantoneseReading", "Lexicon", "LexiconEntry", "load_lexicon", "read
 
 _LOCATIVE = re.compile("[在喺]")
 _LOCATIVE_BREAK = re.compile("[，。！？；：,.!?;:\n]")
+# A spoken restart, the words said again after a dash (因为-因为我 = 因为我): written text keeps the second saying.
+_RESTART = re.compile(f"([{CJK}]{{1,4}})-(?=\\1)")
 
 
 def _fitting(text: str, start: int, end: int, entries: tuple[LexiconEntry, ...]) -> str | None:
@@ -124,7 +127,24 @@ def region_edits(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon
             and _LOCATIVE.search(_LOCATIVE_BREAK.split(text[max(0, key_start - 40) : key_start])[-1])
         ):
             edits[number] = (key_start, key_end, mandarin[1:])
+    if "-" in text:
+        return _without_restarts(text, regions, edits)
     return edits
+
+
+def _without_restarts(text: str, regions: Sequence[tuple[int, int]], edits: list[Edit]) -> list[Edit]:
+    """The edits plus one deleting each spoken restart (see _RESTART) inside a region; keys in a restart go."""
+    restarts: list[Edit] = [
+        (found.start(), found.end(), "") for start, end in regions for found in _RESTART.finditer(text, start, end)
+    ]
+    if not restarts:
+        return edits
+    kept = [
+        edit
+        for edit in edits
+        if not any(edit[0] < restart_end and restart_start < edit[1] for restart_start, restart_end, _ in restarts)
+    ]
+    return sorted(kept + restarts)
 
 
 def dialect_edits(text: str) -> list[Edit]:

@@ -2,11 +2,13 @@
 
 A text is cut into sentences (。！？； and line ends) and these into clauses (，：、). A clause is Cantonese when
 the marker density of the clause, or of its sentence, reaches CANTONESE_THRESHOLD. Markers are the weighted words
-of `cantonese_markers.tsv`; the mined lexicon's keys (words Mandarin does not use) add weak evidence, but only in
-the sentences that hold a marker and their neighbours, so a text without any marker costs one character-class
-scan. Quoted material (“…” ‘…’ 《…》) counts for nothing in its sentence and is Cantonese only inside a Cantonese
-sentence (or when the sentence is nothing but the quotation): a Mandarin contract quoting a Cantonese shop name is
-left alone, a Cantonese ticket's reported speech is rewritten.
+of `cantonese_markers.tsv` (sentence-final particles count only where no Chinese character follows them); one sure
+marker alone decides a short sentence only, a long one when other evidence corroborates it. The mined lexicon's
+keys (words Mandarin does not use) add weak evidence, but only in the sentences that hold a marker and their
+neighbours, so a text without any marker costs one character-class scan. Quoted material (“…” ‘…’ 《…》) counts
+for nothing in its sentence and is Cantonese only inside a Cantonese sentence (or when the sentence is nothing
+but the quotation): a Mandarin contract quoting a Cantonese shop name is left alone, a Cantonese ticket's
+reported speech is rewritten.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import NamedTuple
 
 from ahocorasick_rs import Implementation
 
+from rules.normalize.chars import CJK
 from rules.normalize.dialect_lexicon import DATA, MINED_FILE, read_table, script_forms
 from rules.term_search import TermIndex
 
@@ -30,6 +33,8 @@ _MIN_LENGTH = 10
 # One sure marker alone in a sentence longer than this, or in a clause, reads as a name or a loanword.
 _SINGLE_MARKER_LENGTH = 20
 _TWO_MARKERS = 2.0
+# A sure marker corroborated by a weaker one (a sentence-final particle, a mined key) decides a long sentence.
+_CORROBORATED = 1.4
 MINED_KEY_WEIGHT = 0.35
 _SENTENCE_END_MARKS = "。！？；!?;\n"
 _SENTENCE_END = re.compile(f"[{_SENTENCE_END_MARKS}]")
@@ -52,18 +57,27 @@ class _Markers(NamedTuple):
 
 @cache
 def _markers() -> _Markers:
-    """Read the markers and the mined keys (a few dozen markers: one regex beats an automaton's set-up per text)."""
+    """Read the markers and the mined keys (a few dozen markers: one regex beats an automaton's set-up per text).
+
+    A marker marked `final` counts only where no Chinese character follows it: a sentence-final particle (走啦！),
+    not the same character inside a Mandarin word (喇叭).
+    """
     _, rows = read_table(MARKERS_FILE)
     weights: dict[str, float] = {}
-    for marker, weight in rows:
+    final: set[str] = set()
+    for marker, weight, *flags in rows:
         for form in script_forms(marker):
-            weights.setdefault(form, float(weight))
+            if form not in weights:
+                weights[form] = float(weight)
+                if "final" in flags:
+                    final.add(form)
     ordered = sorted(weights, key=len, reverse=True)
     first_chars = re.compile("[" + "".join(map(re.escape, dict.fromkeys(form[0] for form in ordered))) + "]")
     _, mined_rows = read_table(MINED_FILE)
     mined = {form: MINED_KEY_WEIGHT for row in mined_rows for form in script_forms(row[0]) if form not in weights}
+    alternatives = [re.escape(form) + (f"(?![{CJK}])" if form in final else "") for form in ordered]
     return _Markers(
-        re.compile("|".join(map(re.escape, ordered))),
+        re.compile("|".join(alternatives)),
         first_chars,
         weights,
         TermIndex(mined.items(), Implementation.ContiguousNFA),
@@ -95,8 +109,8 @@ class _Sentence(NamedTuple):
 
 
 def _density(weight: float, length: int) -> float:
-    """Evidence weight per character of a sentence (see _SINGLE_MARKER_LENGTH)."""
-    if length > _SINGLE_MARKER_LENGTH and weight < _TWO_MARKERS:
+    """Evidence weight per character of a sentence (see _SINGLE_MARKER_LENGTH and _CORROBORATED)."""
+    if length > _SINGLE_MARKER_LENGTH and weight < _CORROBORATED:
         return 0.0
     return weight / max(length, _MIN_LENGTH)
 

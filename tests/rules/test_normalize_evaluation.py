@@ -13,8 +13,9 @@ from rules.evaluation.dialect import (
     evaluate_dialect,
     mandarin_change_rate,
 )
-from rules.evaluation.dialect_words import word_accuracy
+from rules.evaluation.dialect_words import aligned, word_accuracy
 from rules.evaluation.script import evaluate_script
+from rules.normalize import normalize
 from tests.shared_data import shared_file
 
 
@@ -66,6 +67,19 @@ def test_word_accuracy_scores_each_occurrence_by_what_it_became() -> None:
     quoted = word_accuracy(["合同约定，乙方以“佢哋唔喺度”为字号经营。"])  # a quotation in Mandarin stays
     assert (quoted["word_accuracy"], quoted["word_occurrences"]) == (0.0, 2)
     assert word_accuracy(["系统正常。"])["word_occurrences"] == 0
+
+
+def test_a_rewrite_without_a_map_is_scored_through_its_alignment() -> None:
+    # what a model makes of the rules' output maps back to the source through the alignment and the rules' map
+    source = "我喺深圳，唔想返工。"
+    rules = normalize(source)
+    better = aligned(rules, "我在深圳，不想去上班。")
+    assert better.text == "我在深圳，不想去上班。"
+    assert better.to_original(0, 1) == (0, 1) and better.to_original(1, 2) == (1, 2)  # 在 from 喺
+    assert better.to_original(len(better.text) - 1, len(better.text)) == (len(source) - 1, len(source))
+    assert word_accuracy([source], rewrite=lambda text: better)["word_accuracy"] == 1.0
+    undone = aligned(rules, "我喺深圳，唔想上班。")  # a model that put the Cantonese back
+    assert word_accuracy([source], rewrite=lambda text: undone)["word_accuracy"] == 0.0
 
 
 def test_dialect_step_leaves_mandarin_tickets_and_contracts_alone() -> None:

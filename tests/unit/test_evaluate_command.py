@@ -68,3 +68,7 @@ def test_llm_on_scores_the_configured_server_next_to_the_rules(llm_on: Any) -> N
     assert {"accuracy", "macro_f1", "per_label"} <= set(llm)
     safety = evaluate("safety", data=str(shared_file("safety/public.jsonl")), limit=3, llm="on")
     assert safety["llm_report"]["combined_per_source"]
+    dialect = evaluate("dialect", data=str(shared_file("dialect/public.jsonl")), limit=3, llm="on")
+    words = dialect["llm_report"]  # the LLM's rewrite scored word by word, next to its CER
+    assert words["rows"] == 3 and words["word_occurrences"] == dialect["word_occurrences"] > 0, words["errors"]
+    assert 0.0 <= words["word_accuracy"] <= 1.0

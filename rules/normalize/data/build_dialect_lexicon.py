@@ -45,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "cantonese_lexicon.tsv"
 DEFAULT_SHARED = HERE.parents[2].parent / "shared" / "data"
 LEXICON_ID = "docgate.cantonese_lexicon"
-VERSION = "2026.1"
+VERSION = "2026.2"
 SOURCES = {"msgchi-cmn2yue": "msgchi", "kaifangcidian-yue": "kaifangcidian"}
 _HAN_ONLY = re.compile(r"[\u3400-\u9fff\U00020000-\U0003ffff]+")
 # A key simplified is ordinary Mandarin from this jieba frequency on, or from this many corpus occurrences.
@@ -179,7 +179,7 @@ def build(shared: Path) -> tuple[list[Choice], Counter[str]]:
     keys = sorted(key for key in pairs if _HAN_ONLY.fullmatch(key))
     options = {key: candidates(key, pairs[key]) for key in keys}
     wanted = {hk2s(key) for key in keys} | {option.target for group in options.values() for option in group}
-    wanted |= {composition(key) for key in keys}
+    wanted |= {composition(key) for key in keys} - {""}  # a key of particles alone renders as nothing
     counts = corpus_counts(wanted, mandarin_texts(shared))
     words = jieba_frequencies()
     reasons: Counter[str] = Counter()
