@@ -308,6 +308,18 @@ def cantonese_score(text: str) -> float:
     return max((density for _, density in _scored_units(text)), default=0.0)
 
 
+@cache
+def marker_chars() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """What a prescan needs to tell that a text holds no marker: the one-character markers, the first characters
+    of the longer ones and their second characters (a text without a one-character marker and without a first
+    character followed by a second one has none)."""
+    weights = _markers().weights
+    singles = frozenset(marker for marker in weights if len(marker) == 1)
+    firsts = frozenset(marker[0] for marker in weights if len(marker) > 1)
+    seconds = frozenset(marker[1] for marker in weights if len(marker) > 1)
+    return singles, firsts, seconds
+
+
 def is_cantonese(score: float) -> bool:
     """True when a cantonese_score says some clause is Cantonese, so the dialect rewrite has work to do."""
     return score >= CANTONESE_THRESHOLD
