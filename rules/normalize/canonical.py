@@ -185,9 +185,11 @@ __all__ = ["CANONICAL_TRIGGER", "CJK", "FOLD_CHARS", "fold", "fold_edits", "punc
 
 # --- step 3: spaces and line breaks --------------------------------------------------------------------
 _CHINESE_PUNCTUATION = "，。；：？！、（）“”‘’…《》【】"
-# A whole run of spaces, tabs and line breaks, but not a paragraph break (exactly two line breaks between text),
-# which stays as it is: a contract holds dozens, and skipping them in C spares the loop one turn each.
-_WHITESPACE = re.compile("[ \t\n](?<![ \t\n][ \t\n])(?!(?<=[^ \t\n]\n)\n[^ \t\n])[ \t\n]*")
+_WORD = f"[^ \t\n{re.escape(_CHINESE_PUNCTUATION)}]"
+# A whole run of spaces, tabs and line breaks, but neither a paragraph break (exactly two line breaks between text)
+# nor a single space between two characters that are not Chinese punctuation, which both stay as they are: a
+# contract holds dozens of each, and skipping them in C spares the loop one turn each.
+_WHITESPACE = re.compile(f"[ \t\n](?<![ \t\n][ \t\n])(?!(?<=[^ \t\n]\n)\n[^ \t\n])(?!(?<={_WORD} ){_WORD})[ \t\n]*")
 _SENTENCE_END = set("。！？；：.!?;:…")
 _CLOSERS = set("”’）)」』】》")
 _STRUCTURE = re.compile(
