@@ -288,7 +288,7 @@ def read_cantonese(text: str) -> CantoneseReading:
     if _is_one_sentence(text):  # _scored_units' shortcut, without building its units
         density = _one_sentence_density(text, marker_hits)
         if density is not None:
-            return CantoneseReading(density, ((0, len(text)),)) if density else _MANDARIN
+            return _reading(CantoneseReading, (density, ((0, len(text)),))) if density else _MANDARIN
     units = tuple(_units(text, *_candidate_sentences(text, marker_hits)))
     if not units:
         return _MANDARIN
@@ -296,6 +296,8 @@ def read_cantonese(text: str) -> CantoneseReading:
 
 
 _MANDARIN = CantoneseReading(0.0, ())
+# A NamedTuple's constructor is a Python function; tuple.__new__ makes the same object in C (one per Cantonese text).
+_reading = tuple.__new__
 
 
 def cantonese_regions(text: str) -> list[Span]:
