@@ -185,9 +185,11 @@ __all__ = ["CANONICAL_TRIGGER", "CJK", "FOLD_CHARS", "fold", "fold_edits", "punc
 
 # --- step 3: spaces and line breaks --------------------------------------------------------------------
 _CHINESE_PUNCTUATION = "，。；：？！、（）“”‘’…《》【】"
-# A whole run of spaces, tabs and line breaks, but not a paragraph break (exactly two line breaks between text),
-# which stays as it is: a contract holds dozens, and skipping them in C spares the loop one turn each.
-_WHITESPACE = re.compile("[ \t\n](?<![ \t\n][ \t\n])(?!(?<=[^ \t\n]\n)\n[^ \t\n])[ \t\n]*")
+_WORD = f"[^ \t\n{re.escape(_CHINESE_PUNCTUATION)}]"
+# A whole run of spaces, tabs and line breaks, but neither a paragraph break (exactly two line breaks between text)
+# nor a single space between two characters that are not Chinese punctuation, which both stay as they are: a
+# contract holds dozens of each, and skipping them in C spares the loop one turn each.
+_WHITESPACE = re.compile(f"[ \t\n](?<![ \t\n][ \t\n])(?!(?<=[^ \t\n]\n)\n[^ \t\n])(?!(?<={_WORD} ){_WORD})[ \t\n]*")
 _SENTENCE_END = set("。！？；：.!?;:…")
 _CLOSERS = set("”’）)」』】》")
 _STRUCTURE = re.compile(
@@ -240,32 +242,32 @@ def whitespace_edits(text: str, counts: dict[str, int]) -> list[Edit]:
     if " " not in text and "\n" not in text and "\t" not in text:
         return edits  # three memchr-like scans are cheaper than one regex scan
     length = len(text)
+    add_edit = edits.append
     for match in _WHITESPACE.finditer(text):
-        start, end = match.start(), match.end()
+        start, end = match.span()
         run = match.group()
         at_edge = start == 0 or end == length
         if run == "\n\n" and not at_edge:
             continue  # a paragraph break stays as it is
         if run == " " and not at_edge and not _beside_punctuation(text, start, end):
             continue  # a single space between words stays
-        newlines = run.count("\n")
-        if newlines >= 2:
-            replacement = "" if start == 0 or end == length else "\n\n"
-        elif newlines == 1:
-            newline = start
-            if start == 0 or end == length:
-                replacement = ""
-            elif _keeps_break(text, newline, end):
-                replacement = "\n"
-            else:
-                counts["lines_joined"] = counts.get("lines_joined", 0) + 1
-                latin = text[start - 1].isascii() and text[start - 1].isalnum() and text[end].isascii()
-                replacement = " " if latin and text[end].isalnum() else ""
-        elif at_edge or _beside_punctuation(text, start, end):
+        if "\n" not in run:  # spaces and tabs: gone at an edge or beside Chinese punctuation, else one space
+            replacement = "" if at_edge or _beside_punctuation(text, start, end) else " "
+            if replacement != run:
+                counts["spaces_removed"] = counts.get("spaces_removed", 0) + len(run) - len(replacement)
+                add_edit((start, end, replacement))
+            continue
+        if run.count("\n") >= 2:
+            replacement = "" if at_edge else "\n\n"
+        elif at_edge:
             replacement = ""
+        elif _keeps_break(text, start, end):  # one line break, at `start`
+            replacement = "\n"
         else:
-            replacement = " "
+            counts["lines_joined"] = counts.get("lines_joined", 0) + 1
+            latin = text[start - 1].isascii() and text[start - 1].isalnum() and text[end].isascii()
+            replacement = " " if latin and text[end].isalnum() else ""
         if replacement != run:
             counts["spaces_removed"] = counts.get("spaces_removed", 0) + len(run) - len(replacement)
-            edits.append((start, end, replacement))
+            add_edit((start, end, replacement))
     return edits

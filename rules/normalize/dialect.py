@@ -31,15 +31,6 @@ _LOCATIVE_BREAK = re.compile("[，。！？；：,.!?;:\n]")
 _RESTART = re.compile(f"([{CJK}]{{1,4}})-(?=\\1)")
 
 
-def _fitting(text: str, start: int, end: int, entries: tuple[LexiconEntry, ...]) -> str | None:
-    """The Mandarin of the first entry whose context holds around text[start:end], or None."""
-    for entry in entries:
-        # most entries have no context: no call to make
-        if (entry.before is None and entry.after is None) or entry.fits(text, start, end):
-            return entry.mandarin
-    return None
-
-
 def _segment(text: str, keys_at: dict[int, list[tuple[int, int]]], lexicon: Lexicon) -> list[Edit]:
     """The keys to rewrite: the most Cantonese characters covered, then the fewest keys (longest ones).
 
@@ -49,7 +40,7 @@ def _segment(text: str, keys_at: dict[int, list[tuple[int, int]]], lexicon: Lexi
     """
     positions = sorted(keys_at)
     unconditional = lexicon.unconditional
-    entries_of = lexicon.index.values
+    contexts = lexicon.contexts
     scale = len(text) + 1
     best = [0] * (len(positions) + 1)  # value of the best choice from positions[i] on
     choice: list[tuple[int, str, int] | None] = [None] * len(positions)  # (end, mandarin, next index)
@@ -58,10 +49,12 @@ def _segment(text: str, keys_at: dict[int, list[tuple[int, int]]], lexicon: Lexi
         best_here = best[index + 1]
         for end, number in keys_at[start]:
             mandarin = unconditional[number]  # most keys have no context: no call to make
-            if mandarin is None:
-                mandarin = _fitting(text, start, end, entries_of[number])
-                if mandarin is None:
+            if mandarin is None:  # the first entry whose context holds (see dialect_lexicon.context_check)
+                check, mandarins = contexts[number]  # type: ignore[misc]
+                fitting = check.match(text, start)
+                if fitting is None:
                     continue
+                mandarin = mandarins[fitting.lastindex - 1]  # type: ignore[operator]
             following = bisect_left(positions, end, index + 1)
             value = best[following] + (end - start) * scale - 1
             if value > best_here:

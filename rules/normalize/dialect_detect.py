@@ -302,7 +302,7 @@ def read_cantonese(text: str) -> CantoneseReading:
     if _is_one_sentence(text):  # _scored_units' shortcut, without building its units
         density = _one_sentence_density(text, marker_hits)
         if density is not None:
-            return CantoneseReading(density, ((0, len(text)),)) if density else _MANDARIN
+            return _reading(CantoneseReading, (density, ((0, len(text)),))) if density else _MANDARIN
     units = tuple(_units(text, *_candidate_sentences(text, marker_hits)))
     if not units:
         return _MANDARIN
@@ -310,6 +310,8 @@ def read_cantonese(text: str) -> CantoneseReading:
 
 
 _MANDARIN = CantoneseReading(0.0, ())
+# A NamedTuple's constructor is a Python function; tuple.__new__ makes the same object in C (one per Cantonese text).
+_reading = tuple.__new__
 
 
 def cantonese_regions(text: str) -> list[Span]:
@@ -320,6 +322,18 @@ def cantonese_regions(text: str) -> list[Span]:
 def cantonese_score(text: str) -> float:
     """The evidence density of the most Cantonese clause (or sentence) of the text; 0.0 for Mandarin."""
     return max((density for _, density in _scored_units(text)), default=0.0)
+
+
+@cache
+def marker_chars() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """What a prescan needs to tell that a text holds no marker: the one-character markers, the first characters
+    of the longer ones and their second characters (a text without a one-character marker and without a first
+    character followed by a second one has none)."""
+    weights = _markers().weights
+    singles = frozenset(marker for marker in weights if len(marker) == 1)
+    firsts = frozenset(marker[0] for marker in weights if len(marker) > 1)
+    seconds = frozenset(marker[1] for marker in weights if len(marker) > 1)
+    return singles, firsts, seconds
 
 
 def is_cantonese(score: float) -> bool:

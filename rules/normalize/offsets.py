@@ -80,19 +80,22 @@ def apply_edits(text: str, edits: Sequence[Edit], *, group_multichar: bool = Fal
     pieces: list[str] = []
     # arrays from the start: no list to convert, 8 bytes per entry
     new_starts, new_ends, old_starts, old_ends = array("q"), array("q"), array("q"), array("q")
+    # bound once: four attribute look-ups per edit otherwise
+    add_piece, add_new_start, add_new_end = pieces.append, new_starts.append, new_ends.append
+    add_old_start, add_old_end = old_starts.append, old_ends.append
     previous = 0
     new_position = 0
     for old_start, old_end, replacement in edits:
         if old_start > previous:
-            pieces.append(text[previous:old_start])
+            add_piece(text[previous:old_start])
             new_position += old_start - previous
-        pieces.append(replacement)
+        add_piece(replacement)
         width = len(replacement)
         if width != old_end - old_start or (group_multichar and width > 1):
-            new_starts.append(new_position)
-            new_ends.append(new_position + width)
-            old_starts.append(old_start)
-            old_ends.append(old_end)
+            add_new_start(new_position)
+            add_new_end(new_position + width)
+            add_old_start(old_start)
+            add_old_end(old_end)
         new_position += width
         previous = old_end
     pieces.append(text[previous:])

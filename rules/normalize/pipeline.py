@@ -9,7 +9,15 @@ from typing import Any
 
 from rules.normalize.canonical import CANONICAL_TRIGGER, FOLD_CHARS, fold, whitespace_edits
 from rules.normalize.chars import char_class
-from rules.normalize.dialect import dialect_edits, is_cantonese, load_lexicon, read_cantonese, region_edits
+from rules.normalize.dialect import (
+    CantoneseReading,
+    dialect_edits,
+    is_cantonese,
+    load_lexicon,
+    read_cantonese,
+    region_edits,
+)
+from rules.normalize.dialect_detect import marker_chars
 from rules.normalize.offsets import Edit, StepMap, apply_edits, compose_span
 from rules.normalize.punctuation import PUNCTUATION_MARK_SET, PUNCTUATION_MARKS, punctuation_step, unmarked_edits
 from rules.normalize.script import simplified_step, traditional_chars
@@ -102,15 +110,25 @@ _PRESCAN_UP_TO = 2048
 
 
 @cache
-def _prescan() -> re.Pattern[str]:
-    """One class of every character that makes a step work: folds, punctuation marks, traditional characters, and
-    (in one range: the engine tests characters outside the BMP item by item) all characters outside the BMP."""
-    bmp = (char for char in (*FOLD_CHARS, *PUNCTUATION_MARKS, *traditional_chars()) if char < "\U00010000")
-    # An ASCII digit too, when a full-width mark and a digit follow it (the punctuation step's 1，200 → 1,200).
-    return re.compile(char_class(bmp)[:-1] + "0-9\U00010000-\U0010ffff](?:(?<![0-9])|(?=[，．：；][0-9]))")
+def _prescan() -> tuple[re.Pattern[str], frozenset[str]]:
+    """One class of every character that makes a step work: folds, punctuation marks, traditional characters,
+    Cantonese markers and (in one range: the engine tests characters outside the BMP item by item) all characters
+    outside the BMP; with the characters that can start a marker (none of them found: detection has nothing to
+    read)."""
+    singles, firsts, seconds = marker_chars()
+    always = {char for char in (*FOLD_CHARS, *PUNCTUATION_MARKS, *traditional_chars(), *singles) if char < "\U00010000"}
+    # A marker's first character when a second one follows, past the spaces and line breaks the whitespace step
+    # may remove (a common character such as 而 or 点 is found only where it can start a marker).
+    paired = [char for char in firsts if char < "\U00010000" and char not in always]
+    conditions = [f"(?<!{char_class([*'0123456789', *paired])})", "(?<=[0-9])(?=[，．：；][0-9])"]
+    if paired:
+        conditions.append(f"(?<={char_class(paired)})(?=[ \t\n]*{char_class(seconds)})")
+    pattern = char_class([*always, *paired])[:-1] + "0-9\U00010000-\U0010ffff](?:" + "|".join(conditions) + ")"
+    return re.compile(pattern), singles | firsts
 
 
 _DIGITS = frozenset("0123456789")
+_NO_CANTONESE = CantoneseReading(0.0, ())
 
 
 def _has_traditional(chars: set[str]) -> bool | None:
@@ -145,19 +163,24 @@ def _canonical(text: str, counts: dict[str, int], steps: list[StepMap]) -> tuple
     return current, punctuation_folds
 
 
-def _canonical_prescanned(text: str, counts: dict[str, int], steps: list[StepMap]) -> tuple[str, int, bool | None]:
+def _canonical_prescanned(
+    text: str, counts: dict[str, int], steps: list[StepMap]
+) -> tuple[str, int, bool | None, bool]:
     """_canonical from one scan collecting the characters that make a step work; also return whether the text has
-    a traditional character (None: not known)."""
-    found = _prescan().findall(text)
-    if not found:  # plain text, nothing traditional, no full-width mark inside a number
-        return (*_unmarked_step(text, steps, numbers=False), False)
+    a traditional character (None: not known) and whether it can hold a Cantonese marker."""
+    prescan, marker_chars = _prescan()
+    found = prescan.findall(text)
+    if not found:  # plain text, nothing traditional, no Cantonese marker, no full-width mark inside a number
+        return (*_unmarked_step(text, steps, numbers=False), False, False)
     chars = set(found)
     current = text
     if chars.isdisjoint(FOLD_CHARS):
         numbers = not chars.isdisjoint(_DIGITS)
         traditional = _has_traditional(chars)
+        markers = not chars.isdisjoint(marker_chars)
     else:
         numbers = True  # a fold can make a digit (１，２)
+        markers = True  # and an ideograph fold a marker
         current, step = fold(text, counts)
         if step:
             steps.append(step)
@@ -165,11 +188,11 @@ def _canonical_prescanned(text: str, counts: dict[str, int], steps: list[StepMap
         traditional = None if "ideograph" in counts else _has_traditional(chars)
     marks = chars.intersection(PUNCTUATION_MARK_SET)  # folds make no mark: the text's marks are the same
     if not marks:
-        return (*_unmarked_step(current, steps, numbers), traditional)
+        return (*_unmarked_step(current, steps, numbers), traditional, markers)
     current, step, punctuation_folds = punctuation_step(current, marks=marks, numbers=numbers)
     if step:
         steps.append(step)
-    return current, punctuation_folds, traditional
+    return current, punctuation_folds, traditional, markers
 
 
 def normalize(text: str) -> NormalizedText:
@@ -181,16 +204,17 @@ def normalize(text: str) -> NormalizedText:
     counts: dict[str, int] = {}
     steps: list[StepMap] = []
     if _PRESCAN_FROM <= len(text) <= _PRESCAN_UP_TO:
-        current, punctuation_folds, traditional = _canonical_prescanned(text, counts, steps)
+        current, punctuation_folds, traditional, markers = _canonical_prescanned(text, counts, steps)
     else:
         current, punctuation_folds = _canonical(text, counts, steps)
-        traditional = None
+        traditional, markers = None, True
     edits = whitespace_edits(current, counts)
     if edits:
         current, step = apply_edits(current, edits)
         if step:
             steps.append(step)
-    reading = read_cantonese(current)  # one detection: its score picks the script config, its regions the rewrite
+    # one detection: its score picks the script config, its regions the rewrite
+    reading = read_cantonese(current) if markers else _NO_CANTONESE
     score = reading.score
     cantonese = is_cantonese(score)
     current, step, config = simplified_step(current, cantonese=cantonese, traditional=traditional)

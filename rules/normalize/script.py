@@ -66,6 +66,8 @@ def has_traditional(text: str) -> bool:
 
 def choose_config(text: str, *, cantonese: bool = False) -> str:
     """Pick hk2s, tw2s or t2s from region-specific variant characters (Cantonese wording means Hong Kong)."""
+    if cantonese and _TAIWAN_VARIANTS.search(text) is None:  # no Taiwan variant to outnumber Hong Kong's: one scan
+        return "hk2s"
     taiwan = len(_TAIWAN_VARIANTS.findall(text))
     hong_kong = len(_HONG_KONG_VARIANTS.findall(text))
     if taiwan > hong_kong:

@@ -101,6 +101,8 @@ def reference_normalize(text: str) -> tuple[str, list[StepMap], dict[str, object
 @example("甲方支付租金1，200元" * 6)  # ticket length (prescanned): a full-width mark inside a number, nothing else
 @example("他说(1)租金1，200元.好..好" * 4 + "本合同一式兩份")  # prescanned: marks, a number, a traditional line
 @example("１，２" + "甲" * 70)  # prescanned: a fold makes the digits around a full-width comma
+@example("他而\n家点 解不去。" + "甲方支付租金。" * 10)  # prescanned: two-character markers split by whitespace
+@example("甲方而且得到" * 12)  # prescanned: first characters of markers that start none
 @example("甲" * 70 + "\U0002f800說")  # prescanned: a supplementary ideograph folds, a traditional character follows
 @example(("＿" * 40 + "甲方，乙方\u3000１２３\u2f45\uf9d1𠮶\x07") * 60)  # long: counted and folded in one pass
 @example(("＿" * 40 + "甲方，乙方\u3000１２３\u2f45") * 60 + "\r\n\U0002f800")  # long, with folds outside it
