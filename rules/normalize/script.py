@@ -48,6 +48,18 @@ def _traditional_bmp() -> re.Pattern[str]:
 
 
 @cache
+def _changed_bmp(config: str) -> re.Pattern[str]:
+    """A class of every BMP character `config` changes on its own: t2s's, and for hk2s and tw2s also the regional
+    variants they fold (著 -> 着 under tw2s, though t2s keeps 著), so no line they would change is skipped."""
+    if config == "t2s":
+        return _traditional_bmp()
+    chars = "".join(chr(code) for low, high in ((0x3400, 0xA000), (0xF900, 0xFB00)) for code in range(low, high))
+    converted = converter(config).convert(chars)
+    changed = {a for a, b in zip(chars, converted, strict=False) if a != b} | traditional_chars()
+    return re.compile("[" + "".join(sorted(changed)) + "]")
+
+
+@cache
 def _traditional_or_supplementary() -> re.Pattern[str]:
     """One class for both scans of has_traditional, so a simplified text is read once."""
     return re.compile("[" + _traditional_chars() + "\U00010000-\U0010ffff]")
@@ -149,7 +161,7 @@ def simplified_step(
         new_text, step = apply_edits(text, _segment_edits(text, config, 0, _SEGMENT))
         return new_text, step, config
     edits: list[Edit] = []
-    for line_start, line_end in _lines_with(text, _traditional_bmp(), _SUPPLEMENTARY):
+    for line_start, line_end in _lines_with(text, _changed_bmp(config), _SUPPLEMENTARY):
         line = text[line_start:line_end]
         converted = convert(line)
         if converted == line:

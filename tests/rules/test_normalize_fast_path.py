@@ -106,6 +106,8 @@ def reference_normalize(text: str) -> tuple[str, list[StepMap], dict[str, object
 @example("甲" * 70 + "\U0002f800說")  # prescanned: a supplementary ideograph folds, a traditional character follows
 @example(("＿" * 40 + "甲方，乙方\u3000１２３\u2f45\uf9d1𠮶\x07") * 60)  # long: counted and folded in one pass
 @example(("＿" * 40 + "甲方，乙方\u3000１２３\u2f45") * 60 + "\r\n\U0002f800")  # long, with folds outside it
+@example("豈\u2028著:")  # tw2s changes 著 though t2s keeps it: its line is converted too
+@example("著\n\n𪘀")  # the same, a supplementary character's line beside it
 def test_fast_path_matches_the_reference(text: str) -> None:
     result = normalize(text)
     expected_text, expected_steps, facts = reference_normalize(text)
