@@ -32,7 +32,7 @@ def trained(board: list[dict]) -> TicketClassifier:
 
 def test_trained_model_stores_its_calibration_and_a_threshold_per_category(trained: TicketClassifier) -> None:
     metadata = trained.metadata
-    assert metadata["format_version"] == 3 and 0.1 <= metadata["sharpness"] <= 50
+    assert metadata["format_version"] == 4 and 0.1 <= metadata["sharpness"] <= 50
     assert set(trained.thresholds) == set(trained.labels)
     assert all(0.0 < t <= 1.0 for t in trained.thresholds.values())
     calibration = metadata["calibration"]
