@@ -43,7 +43,7 @@ DOCGATE_ADAPTER_TARGET_MODULES = tuple(
 )  # fmt: skip
 DOCGATE_ADAPTER_STEPS = envint("DOCGATE_ADAPTER_STEPS", 48)
 DOCGATE_ADAPTER_LEARNING_RATE = envfloat("DOCGATE_ADAPTER_LEARNING_RATE", 2e-4)
-# Tokens per optimizer step (pairs are packed up to it): bounds the memory a CPU run takes.
+# Tokens per optimizer step: pairs are grouped up to it, one sequence in memory at a time (gradients accumulated).
 DOCGATE_ADAPTER_BATCH_TOKENS = envint("DOCGATE_ADAPTER_BATCH_TOKENS", 2048)
 # A document is cut to this many characters in a pair (the prompt plus the answer must fit the window).
 DOCGATE_ADAPTER_MAX_DOC_CHARS = envint("DOCGATE_ADAPTER_MAX_DOC_CHARS", 1200)

@@ -111,7 +111,7 @@ def test_train_adapter_runs_to_its_verdict(server: VLLMServer, actors: Any, sett
     settings.LLM_CONTEXT_TOKENS, settings.LLM_MAX_OUTPUT_TOKENS, settings.LLM_TIMEOUT_S = CONTEXT, 256, 240
     settings.DOCGATE_ADAPTER_TRAIN_PYTHON = str(VLLM_VENV / "bin" / "python")
     settings.DOCGATE_ADAPTER_TRAIN_BASE_MODEL = str(VLLM_MODEL_DIR)
-    settings.DOCGATE_ADAPTER_STEPS, settings.DOCGATE_ADAPTER_LEARNING_RATE = 4, 5e-4
+    settings.DOCGATE_ADAPTER_STEPS, settings.DOCGATE_ADAPTER_LEARNING_RATE = 2, 5e-4  # a run, not a good adapter
     settings.DOCGATE_ADAPTER_JUDGE_MAX_PROMPTS, settings.DOCGATE_ADAPTER_JUDGE_MAX_TOKENS = 2, 64
     for text, path in TICKETS:
         ticket_reviewed(actors, text, path)
