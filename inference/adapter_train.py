@@ -77,9 +77,9 @@ def _encode(tokenizer: Any, prompt: list[dict[str, str]], answer: str, max_token
 
 
 def _model(base: str, *, rank: int, alpha: int, targets: list[str]) -> tuple[Any, str]:
-    import torch
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForCausalLM
+    import torch  # heavy: only in the training virtualenv
+    from peft import LoraConfig, get_peft_model  # heavy: only in the training virtualenv
+    from transformers import AutoModelForCausalLM  # heavy: only in the training virtualenv
 
     lora = LoraConfig(r=rank, lora_alpha=alpha, target_modules=targets, lora_dropout=0.0, task_type="CAUSAL_LM")
     try:
@@ -89,8 +89,8 @@ def _model(base: str, *, rank: int, alpha: int, targets: list[str]) -> tuple[Any
     except ImportError:
         quantize = False
     if quantize:
-        from peft import prepare_model_for_kbit_training
-        from transformers import BitsAndBytesConfig
+        from peft import prepare_model_for_kbit_training  # heavy: only in the training virtualenv
+        from transformers import BitsAndBytesConfig  # heavy: only in the training virtualenv
 
         four_bit = BitsAndBytesConfig(
             load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16
@@ -106,7 +106,7 @@ def _model(base: str, *, rank: int, alpha: int, targets: list[str]) -> tuple[Any
 def _pair_loss(model: Any, ids: list[int], labels: list[int]) -> Any:
     """The loss over one pair's answer tokens. The answer ends the sequence, so only its logits are computed
     (`logits_to_keep`): the vocabulary projection of the long prompt, most of the time and memory, is skipped."""
-    import torch
+    import torch  # heavy: only in the training virtualenv
 
     answer = sum(label != IGNORE for label in labels)
     device = next(model.parameters()).device
@@ -116,7 +116,7 @@ def _pair_loss(model: Any, ids: list[int], labels: list[int]) -> Any:
 
 
 def _mean_loss(model: Any, encoded: list[tuple[list[int], list[int]]]) -> float:
-    import torch
+    import torch  # heavy: only in the training virtualenv
 
     with torch.no_grad():
         losses = [float(_pair_loss(model, ids, labels)) for ids, labels in encoded[:EVAL_PAIRS]]
@@ -125,8 +125,8 @@ def _mean_loss(model: Any, encoded: list[tuple[list[int], list[int]]]) -> float:
 
 def adapter_train(args: argparse.Namespace) -> dict[str, Any]:
     """Train, save the adapter in `args.out`, and return the metrics."""
-    import torch
-    from transformers import AutoTokenizer
+    import torch  # heavy: only in the training virtualenv
+    from transformers import AutoTokenizer  # heavy: only in the training virtualenv
 
     started = time.monotonic()
     torch.manual_seed(args.seed)

@@ -23,8 +23,8 @@ class Command(BaseCommand):
         org = Organisation.objects.filter(slug=organisation).first()
         if org is None:
             raise CommandError(f"No organisation with slug {organisation!r}.")
-        from contracts.learned.adapter import organisation_adapter_train
-        from contracts.llm import llm_client
+        from contracts.learned.adapter import organisation_adapter_train  # late: the command loads on every manage.py
+        from contracts.llm import llm_client  # late: as above
 
         row = organisation_adapter_train(org, llm_client())
         shown = version_row(row) | {"training": (row.metrics or {}).get("training"),
