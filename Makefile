@@ -8,7 +8,8 @@ PYTEST_ARGS ?=
 # so build for the x86-64-v3 baseline (AVX2/FMA/F16C) instead; the flags are ignored on other architectures.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: run test test-vllm lint bench install install-test clean browser-deps converters promtool kubectl charts
+.PHONY: run test test-vllm lint bench install install-test clean browser-deps converters promtool kubectl charts \
+	train-deps
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -97,9 +98,23 @@ test: install-test browser-deps converters promtool kubectl
 	  DOCGATE_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
 
 # vLLM conformance: real vLLM (community CPU build, test-only .venv-vllm) serving Gemma 3 270M; ~4.5 min fresh.
+# The adapter test serves a LoRA adapter that setup.sh trains once (a marker, like the model's conversion).
 test-vllm: install-test
 	PYTHON=$(PYTHON) bash tests/vllm/setup.sh
-	DOCGATE_VLLM=1 LLM_ENGINE=vllm $(PY) -m pytest tests/inference/test_vllm_conformance.py $(PYTEST_ARGS)
+	DOCGATE_VLLM=1 LLM_ENGINE=vllm $(PY) -m pytest tests/inference/test_vllm_conformance.py \
+	  tests/inference/test_vllm_adapter.py $(PYTEST_ARGS)
+
+# `manage.py train_adapter` trains in its own virtualenv (torch CPU, transformers, peft): the main install does not
+# grow. DOCGATE_ADAPTER_TRAIN_PYTHON names its python (default .venv-train/bin/python).
+TRAIN_VENV ?= .venv-train
+train-deps: $(TRAIN_VENV)/.ready
+
+$(TRAIN_VENV)/.ready: requirements-train.txt
+	$(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install -q --upgrade pip
+	$(TRAIN_VENV)/bin/python -m pip install -q -r requirements-train.txt
+	$(TRAIN_VENV)/bin/python -c 'import torch, transformers, peft; assert not torch.version.cuda or torch.cuda.is_available()'
+	touch $@
 
 lint: install-test
 	$(VENV)/bin/ruff check .

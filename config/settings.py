@@ -391,9 +391,8 @@ LOGGING = {
 }
 
 # --- Learning from reviewers (contracts.learned) -------------------------------------------------------------------
-# `manage.py retrain`: the held-back share, the per-class F1 margin, and beat's interval (0: off; README).
-DOCGATE_RETRAIN_SLICE_SHARE = envfloat("DOCGATE_RETRAIN_SLICE_SHARE", 0.2)
-DOCGATE_RETRAIN_CLASS_MARGIN = envfloat("DOCGATE_RETRAIN_CLASS_MARGIN", 0.05)
+from config.learning import *  # noqa: E402, F403  (retrain and train_adapter settings; beat's interval here, 0: off)
+
 DOCGATE_RETRAIN_INTERVAL_S = envint("DOCGATE_RETRAIN_INTERVAL_S", 0)
 if DOCGATE_RETRAIN_INTERVAL_S > 0:
     RETRAIN_TASK = {"task": "contracts.tasks.organisations_retrain_task", "schedule": float(DOCGATE_RETRAIN_INTERVAL_S)}

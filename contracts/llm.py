@@ -7,6 +7,7 @@ from typing import Any, cast
 
 from django.conf import settings
 
+from contracts.learned.adapter_pairs import adapter_current_name
 from inference.client import LLMClient
 from inference.config import Engine, LLMConfig
 
@@ -39,8 +40,16 @@ def llm_client() -> LLMClient:
         if _client is None or _client_config != config:
             if _client is not None:
                 _client.close()
-            _client, _client_config = LLMClient(config), config
+            _client = LLMClient(config, adapter_ttl_s=settings.DOCGATE_ADAPTER_UNKNOWN_TTL_S)
+            _client_config = config
         return _client
+
+
+def llm_client_for(organisation_slug: str | None) -> LLMClient:
+    """This process's client asking the organisation's active adapter (the base model when it has none, or while
+    the server says it does not have it)."""
+    client = llm_client()
+    return client.for_adapter(adapter_current_name(organisation_slug) if organisation_slug else None)
 
 
 def llm_breaker_snapshot() -> dict[str, Any]:

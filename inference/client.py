@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import random
@@ -15,6 +16,7 @@ from typing import Any, Generic, Literal, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from inference.adapters import AdapterMemory, model_for, model_unknown
 from inference.breaker import CircuitBreaker
 from inference.config import LLMConfig
 from inference.errors import LLMInvalidOutput, LLMRequestError, LLMUnavailable
@@ -115,8 +117,11 @@ class LLMClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
+        adapter_ttl_s: float = 300.0,
     ) -> None:
         self.config = config
+        self.adapter: str | None = None  # a LoRA adapter's name: asked instead of config.model (`for_adapter`)
+        self.adapters = AdapterMemory(adapter_ttl_s)
         self.breaker = CircuitBreaker(config.breaker_failure_threshold, config.breaker_cooldown_s, clock=clock)
         timeout = httpx.Timeout(config.read_timeout_s, connect=config.connect_timeout_s)
         self._http = httpx.Client(timeout=timeout, transport=transport)
@@ -137,6 +142,17 @@ class LLMClient:
     def close(self) -> None:
         """Close the connection pool."""
         self._http.close()
+
+    @property
+    def model(self) -> str:
+        """The model this client's questions name: its adapter unless the server recently said it lacks it."""
+        return model_for(self.config.model, self.adapter, self.adapters)
+
+    def for_adapter(self, name: str | None) -> LLMClient:
+        """This client naming adapter `name` in its questions, sharing connections, breaker and counters."""
+        view = copy.copy(self)
+        view.adapter = name
+        return view
 
     def _count(self, name: str, amount: int = 1) -> None:
         with self._lock:
@@ -250,8 +266,15 @@ class LLMClient:
         extra: Mapping[str, Any] | None = None,
     ) -> ChatReply:
         """One chat completion (no system turn allowed); raise LLMUnavailable, LLMRequestError."""
-        body = chat_body(self.config.model, messages, max_tokens=max_tokens, temperature=temperature, extra=extra)
-        payload, latency_ms, attempts = self._post(f"{self.config.base_url.rstrip('/')}/chat/completions", body)
+        model = self.model
+        body = chat_body(model, messages, max_tokens=max_tokens, temperature=temperature, extra=extra)
+        try:
+            payload, latency_ms, attempts = self._post(f"{self.config.base_url.rstrip('/')}/chat/completions", body)
+        except LLMRequestError as exc:
+            if model == self.config.model or not model_unknown(exc):
+                raise
+            self.adapters.unknown_mark(model)  # the server lacks the adapter: the base model answers meanwhile
+            return self.chat(messages, max_tokens=max_tokens, temperature=temperature, extra=extra)
         try:
             choice = payload["choices"][0]
             content = choice["message"].get("content") or ""

@@ -97,6 +97,8 @@ class VLLMServer:
     max_model_len: int = 2048
     python: Path = VLLM_VENV / "bin" / "python"
     startup_timeout_s: float = STARTUP_TIMEOUT_S
+    extra_args: tuple[str, ...] = ()  # e.g. the LoRA flags (`vllm_lora_args`)
+    extra_env: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -127,12 +129,16 @@ class VLLMServer:
             return self.base_url
         command = vllm_command(
             self.model_dir, self.port, host=self.host, max_model_len=self.max_model_len, python=self.python
-        )
+        ) + list(self.extra_args)
         started = time.monotonic()
         with open(self.log_path, "ab") as log:
             # Its own session, so stop() can signal the API server and the engine-core process it forks together.
             self.process = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.STDOUT, env=vllm_environment(), start_new_session=True
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=vllm_environment() | self.extra_env,
+                start_new_session=True,
             )
         while time.monotonic() - started < self.startup_timeout_s:
             if self.process.poll() is not None:
@@ -162,12 +168,27 @@ class VLLMServer:
             os.killpg(process.pid, signal.SIGKILL)
 
 
+def vllm_lora_args(adapters: dict[str, Path], *, max_rank: int = 64, max_loras: int = 2) -> tuple[str, ...]:
+    """The flags that serve LoRA adapters over the base model (as compose runs it): `name=path` each."""
+    modules = [f"{name}={path}" for name, path in adapters.items()]
+    lora = ("--enable-lora", "--max-loras", str(max_loras), "--max-lora-rank", str(max_rank))
+    return (*lora, "--lora-modules", *modules) if modules else lora
+
+
 @contextmanager
-def vllm_server(*, max_model_len: int = 2048) -> Iterator[VLLMServer]:
+def vllm_server(
+    *, max_model_len: int = 2048, extra_args: tuple[str, ...] = (), extra_env: dict[str, str] | None = None
+) -> Iterator[VLLMServer]:
     """A running vLLM server on a free loopback port, stopped afterwards; skips unless DOCGATE_VLLM=1."""
     vllm_server_require()
     with tempfile.TemporaryDirectory(prefix="docgate-vllm-") as log_dir:
-        server = VLLMServer(VLLM_MODEL_DIR, Path(log_dir) / "server.log", max_model_len=max_model_len)
+        server = VLLMServer(
+            VLLM_MODEL_DIR,
+            Path(log_dir) / "server.log",
+            max_model_len=max_model_len,
+            extra_args=extra_args,
+            extra_env=extra_env or {},
+        )
         server.start()
         try:
             yield server

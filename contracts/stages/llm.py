@@ -12,7 +12,7 @@ from django.conf import settings
 from contracts.cascade import OFF
 from contracts.desks import ModelAnswer
 from contracts.gate import PolicyAnswer, gate_llm_raise
-from contracts.llm import llm_breaker_snapshot, llm_client
+from contracts.llm import llm_breaker_snapshot, llm_client, llm_client_for
 from contracts.stages.base import JobContext, LLMOutcome, LLMWait
 from contracts.standing.policy import standing_recheck
 from contracts.standing.tally import AnswerMark, desk_answer_mark, gate_answer_mark
@@ -51,8 +51,9 @@ class LLMStage:
         if not settings.LLM_ENABLED or plan is None or plan.policy == OFF:
             ctx.llm = LLMOutcome(enabled=False)
             return
-        client = llm_client()
-        outcome = LLMOutcome(enabled=True, model=client.config.model, engine=client.config.engine)
+        # The organisation's active adapter when it has one (`manage.py train_adapter`), else the base model.
+        client = llm_client_for(ctx.document.organisation.slug)
+        outcome = LLMOutcome(enabled=True, model=client.model, engine=client.config.engine)
         ctx.llm = outcome
         if not plan.asks_model:
             return  # the model is on; the rules left it nothing to answer (the plan says why)
@@ -60,7 +61,7 @@ class LLMStage:
             outcome.error = "deferred: asked after the provisional result"
             return
         if ctx.job.organisation_id is not None:
-            plan.standing_apply(standing_recheck(ctx.job.organisation_id, client.config.model))
+            plan.standing_apply(standing_recheck(ctx.job.organisation_id, client.model))
             if not plan.asks_model:
                 return  # the model fell below its standing floor while the job waited its turn (the plan says so)
         try:
@@ -135,7 +136,10 @@ def model_draft(ctx: JobContext) -> str | None:
     model gives none (the template answers instead). Recorded with the model's other tasks."""
     try:
         result = response_draft(
-            llm_client(), ctx.desk.kind, ctx.normalized_text().text, ctx.desk.draft_facts(ctx.findings)
+            llm_client_for(ctx.document.organisation.slug),
+            ctx.desk.kind,
+            ctx.normalized_text().text,
+            ctx.desk.draft_facts(ctx.findings),
         )
     except LLMError as exc:
         logger.info("job %s: no model draft (%s); using the template", ctx.job.pk, exc)

