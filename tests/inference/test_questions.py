@@ -116,6 +116,24 @@ def test_rewrite_keeps_a_chunk_unchanged_when_its_reply_is_invalid(llm: Scripted
     assert (result.chunks, result.invalid_outputs, result.findings) == (2, 1, ())
 
 
+def test_an_empty_or_unrelated_rewrite_is_dropped_and_the_chunk_kept(llm: ScriptedServer) -> None:
+    text = "我哋屋企樓下嗰間餐廳日日夜晚都好嘈，投訴咗好多次。\n佢哋喺度搞咗好耐。\n"
+    client = client_with_document_budget(llm, "cantonese_rewrite", 30)
+    llm.script = [reply({"rewritten": ""}), reply({"rewritten": "他们在这里弄了很久。"})]
+    result = cantonese_rewrite(client, text)
+    assert result.output_text == "我哋屋企樓下嗰間餐廳日日夜晚都好嘈，投訴咗好多次。\n他们在这里弄了很久。\n"
+    assert (result.chunks, result.invalid_outputs, result.dropped_ungrounded) == (2, 0, 1)
+    llm.script = [reply({"rewritten": "请根据以上内容回答问题，谢谢您的配合与支持。"})]
+    unrelated = cantonese_rewrite(client, "我哋屋企樓下嗰間餐廳日日夜晚都好嘈，投訴咗好多次。")
+    assert (unrelated.output_text, unrelated.dropped_ungrounded) == (
+        "我哋屋企樓下嗰間餐廳日日夜晚都好嘈，投訴咗好多次。",
+        1,
+    )
+    llm.script = [reply({"rewritten": "我们家楼下那间餐厅每天晚上都很吵，投诉了很多次。"})]
+    kept = cantonese_rewrite(client, "我哋屋企樓下嗰間餐廳日日夜晚都好嘈，投訴咗好多次。")
+    assert (kept.output_text, kept.dropped_ungrounded) == ("我们家楼下那间餐厅每天晚上都很吵，投诉了很多次。", 0)
+
+
 def test_draft_evidence_is_grounded_and_the_draft_returned(llm: ScriptedServer) -> None:
     client = LLMClient(LLMConfig(base_url=llm.base_url, max_output_tokens=64))
     llm.script = [reply({"draft": "您好，已转交相关部门处理。", "evidence": ["路灯坏了", "小区的水管爆了"]})]
