@@ -3,14 +3,18 @@ word boundaries, no tokenising on spaces), ranked by hits then recency, with sni
 document's text.
 
 The index is of characters, not words. PostgreSQL: a pg_trgm GIN index on UPPER(text), the expression Django's
-`icontains` compares, so that it serves queries of three characters or more. SQLite: an FTS5 table with the
+`icontains` compares, so that it serves queries of three characters or more, and a GIN index of the text's
+character bigrams (migration 0018) for queries of two, most Chinese words. SQLite: an FTS5 table with the
 trigram tokenizer, kept in step with contracts_document by triggers (migration 0014), so that every write of the
-text (intake, extraction's queryset update) reaches it. Queries of one or two characters read the organisation's
-text without the index. Callers who see personal data masked search the masked text: the index finds candidates
-in the text as sent, the newest RANK_WINDOW are masked and looked at again
-(`contracts.tenancy.personal_data`, the portal's job search policy), so no one finds a document by what is masked
-for them. Masking is not indexed: it follows each new result and reviewer correction, which the index would have
-to follow too, and masking only ever hides characters, so the masked matches are a subset of the raw ones.
+text (intake, extraction's queryset update) reaches it; FTS5 has no bigram tokenizer, so there queries of one or
+two characters, and on PostgreSQL of one, read the organisation's text with LIKE, newest days first
+(`_newest_holding`: a common word stops early, a rare one reads the whole history).
+
+Callers who see personal data masked search the masked text: the index finds candidates in the text as sent, the
+newest RANK_WINDOW are masked and looked at again (`contracts.tenancy.personal_data`, the portal's job search
+policy), so no one finds a document by what is masked for them. Masking is not indexed: it follows each new
+result and reviewer correction, which the index would have to follow too, and masking only ever hides characters,
+so the masked matches are a subset of the raw ones.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import connection
-from django.db.models import F, IntegerField, QuerySet, Value
+from django.db.models import BooleanField, F, IntegerField, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Length, Lower, Replace
 from django.utils import timezone
@@ -34,6 +38,9 @@ from contracts.tenancy.personal_data import MASKED_SEARCH_LIMIT, latest_personal
 QUERY_MAX_LENGTH = 100
 # The trigram index serves queries this long and longer.
 INDEXED_LENGTH = 3
+# PostgreSQL's bigram index (migration 0018) serves queries of exactly two characters; it must be written as indexed.
+BIGRAM_LENGTH = 2
+BIGRAM_EXPRESSION = 'docgate_bigrams(UPPER("contracts_document"."text"))'
 PAGE_SIZE = 20
 # A search ranks the newest this many matches (no more than a masked search may mask): a common word matches a tenth
 # of a large history, which no one pages through, and reading every match would make its cost grow with the
@@ -124,10 +131,17 @@ def _fts_phrase(query: str) -> str:
 
 
 def documents_holding(documents: QuerySet[Document], query: str) -> QuerySet[Document]:
-    """The documents whose text holds the query, ignoring case, through the trigram index where it serves."""
+    """The documents whose text holds the query, ignoring case, through the trigram index where it serves, and on
+    PostgreSQL the bigram index for two characters."""
     if connection.vendor == "sqlite" and len(query) >= INDEXED_LENGTH:
         sql = f"SELECT document_id FROM {SQLITE_INDEX} WHERE {SQLITE_INDEX} MATCH %s"
         return documents.filter(pk__in=RawSQL(sql, [_fts_phrase(query)]))
+    if connection.vendor == "postgresql" and len(query) == BIGRAM_LENGTH == len(query.upper()):
+        # Exact, not a candidate set: UPPER(text) holds the two characters UPPER(query) exactly when its bigrams
+        # do. `&&` with one element means `@>`, and unlike `@>` it needs no recheck (which would compute every
+        # matching row's bigrams again).
+        overlaps = RawSQL(f"{BIGRAM_EXPRESSION} && ARRAY[UPPER(%s)]::text[]", [query], output_field=BooleanField())
+        return documents.filter(overlaps)
     return documents.filter(text__icontains=query)
 
 

@@ -1,0 +1,48 @@
+"""Two-character queries get an index on PostgreSQL (contracts.search): most Chinese words are two characters, and
+a trigram index cannot serve them, so a rare one read every document of the organisation. A GIN index over each
+document's distinct character bigrams (of UPPER(text), as `icontains` compares) answers them exactly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import migrations
+
+# The bigrams of a text, distinct. One pass over its characters (string_to_array with a NULL separator splits
+# into characters; lead() pairs each with the next): substr(text, i, 2) would walk the UTF-8 text from its start for
+# every i, quadratic in the text's length (1.5 s for a 20,000-character contract, against 0.13 s for 120,000 here).
+POSTGRES_FUNCTION = """
+CREATE OR REPLACE FUNCTION docgate_bigrams(doc text) RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT coalesce(array_agg(DISTINCT pair), '{}') FROM (
+    SELECT c || lead(c) OVER (ORDER BY i) AS pair FROM unnest(string_to_array(doc, NULL)) WITH ORDINALITY AS t(c, i)
+  ) pairs WHERE pair IS NOT NULL
+$$"""
+POSTGRES_INDEX = (
+    "CREATE INDEX IF NOT EXISTS contracts_document_text_bigram ON contracts_document "
+    "USING gin (docgate_bigrams(UPPER(text)))"
+)
+POSTGRES_DROP = "DROP INDEX IF EXISTS contracts_document_text_bigram"
+POSTGRES_FUNCTION_DROP = "DROP FUNCTION IF EXISTS docgate_bigrams(text)"
+
+
+def index_create(apps: Any, schema_editor: Any) -> None:
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(POSTGRES_FUNCTION)
+        schema_editor.execute(POSTGRES_INDEX)
+
+
+def index_drop(apps: Any, schema_editor: Any) -> None:
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(POSTGRES_DROP)
+        schema_editor.execute(POSTGRES_FUNCTION_DROP)
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("contracts", "0017_llm_standing"),
+    ]
+
+    operations = [
+        migrations.RunPython(index_create, index_drop),
+    ]
