@@ -1,6 +1,13 @@
 """Two-character queries get an index on PostgreSQL (contracts.search): most Chinese words are two characters, and
 a trigram index cannot serve them, so a rare one read every document of the organisation. A GIN index over each
-document's distinct character bigrams (of UPPER(text), as `icontains` compares) answers them exactly."""
+document's distinct character bigrams (of UPPER(text), as `icontains` compares) answers them exactly.
+
+Both search indexes are written without GIN's pending list (fastupdate off). With it, a write appends its entries
+to a list that the write crossing gin_pending_list_limit (4 MB) merges into the index: with 50,000 stored rows and
+single-row writes, fastupdate on and off alternating twice (tests/benchmarks/bench_gin_writes.py), an UPDATE of a
+3,000-character text (extraction's write) took P99 4.4-5.1 s and up to 12.6 s with the list, 0.10-0.39 s without;
+its median rose 15 -> 50-79 ms and a 200-character INSERT's 3.9 -> 7-12 ms. A bounded tail for whichever write
+crosses the limit (an upload as likely as the worker) is worth a steady few milliseconds."""
 
 from __future__ import annotations
 
@@ -20,8 +27,14 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
 $$"""
 POSTGRES_INDEX = (
     "CREATE INDEX IF NOT EXISTS contracts_document_text_bigram ON contracts_document "
-    "USING gin (docgate_bigrams(UPPER(text)))"
+    "USING gin (docgate_bigrams(UPPER(text))) WITH (fastupdate = off)"
 )
+# The trigram index of migration 0014 too; entries already pending are merged now (turning the list off does not).
+TRIGRAM_FASTUPDATE_OFF = [
+    "ALTER INDEX contracts_document_text_trgm SET (fastupdate = off)",
+    "SELECT gin_clean_pending_list('contracts_document_text_trgm'::regclass)",
+]
+TRIGRAM_FASTUPDATE_RESET = "ALTER INDEX contracts_document_text_trgm RESET (fastupdate)"
 POSTGRES_DROP = "DROP INDEX IF EXISTS contracts_document_text_bigram"
 POSTGRES_FUNCTION_DROP = "DROP FUNCTION IF EXISTS docgate_bigrams(text)"
 
@@ -30,12 +43,15 @@ def index_create(apps: Any, schema_editor: Any) -> None:
     if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute(POSTGRES_FUNCTION)
         schema_editor.execute(POSTGRES_INDEX)
+        for sql in TRIGRAM_FASTUPDATE_OFF:
+            schema_editor.execute(sql)
 
 
 def index_drop(apps: Any, schema_editor: Any) -> None:
     if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute(POSTGRES_DROP)
         schema_editor.execute(POSTGRES_FUNCTION_DROP)
+        schema_editor.execute(TRIGRAM_FASTUPDATE_RESET)
 
 
 class Migration(migrations.Migration):
