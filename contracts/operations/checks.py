@@ -10,6 +10,7 @@ from django.core.checks import Tags, Warning, register
 from django.db import DEFAULT_DB_ALIAS, DatabaseError
 from django.utils import timezone
 
+from contracts.hotline.deadlines.calendar import calendar_coverage, pack_coverage
 from rules.safety.decision import Kind, kind_policy
 
 LLM_ENGINES = ("vllm", "llamacpp")
@@ -23,8 +24,6 @@ def docgate_calendar_check(app_configs: Any = None, databases: Any = None, **kwa
     `manage.py check --database default` (and /readyz shows the same); a plain `check` stays off the database."""
     if not databases or DEFAULT_DB_ALIAS not in databases:
         return []
-    from contracts.hotline.deadlines.calendar import calendar_coverage, pack_coverage
-
     today = timezone.localdate()
     try:
         coverage = calendar_coverage(today)

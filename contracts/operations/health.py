@@ -26,6 +26,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from kombu import Connection
 
+from contracts.hotline.deadlines.calendar import calendar_coverage
 from contracts.intake.isolation import isolation
 from contracts.intake.sandbox import CONVERTERS, converter_status
 from contracts.llm import llm_breaker_snapshot, llm_client
@@ -135,8 +136,6 @@ def safety_model_check() -> Check:
 def work_calendar_check() -> Check:
     """Whether the holiday calendar knows this year and the next officially (see contracts.hotline.deadlines.
     calendar); never required: deadlines are still counted, on weekends and the statutory holidays."""
-    from contracts.hotline.deadlines.calendar import calendar_coverage
-
     try:
         coverage = calendar_coverage(timezone.localdate())
     except DatabaseError as exc:
