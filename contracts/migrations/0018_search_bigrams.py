@@ -5,8 +5,8 @@ document's distinct character bigrams (of UPPER(text), as `icontains` compares) 
 Both search indexes are written without GIN's pending list (fastupdate off). With it, a write appends its entries
 to a list that the write crossing gin_pending_list_limit (4 MB) merges into the index: with 50,000 stored rows and
 single-row writes, fastupdate on and off alternating twice (tests/benchmarks/bench_gin_writes.py), an UPDATE of a
-3,000-character text (extraction's write) took P99 4.4-5.1 s and up to 12.6 s with the list, 0.10-0.39 s without;
-its median rose 15 -> 50-79 ms and a 200-character INSERT's 3.9 -> 7-12 ms. A bounded tail for whichever write
+3,000-character text (extraction's write) took P99 3.2-3.6 s (up to 4.7 s) with the list, 95-135 ms without (mean
+79-85 -> 47-71 ms); its median rose 14 -> 43-67 ms and a 200-character INSERT's 3.9 -> 4.3-8.0 ms. A bounded tail for whichever write
 crosses the limit (an upload as likely as the worker) is worth a steady few milliseconds."""
 
 from __future__ import annotations
