@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db import models
 
+from contracts.hotline.deadlines import calendar_admin  # noqa: F401  (registers the calendar years' admin)
 from contracts.hotline.departments_admin import seed_ticket_departments
 from contracts.learned.admin import organisations_retrain_now, reviewer_example_counts
 from contracts.legal.playbooks_admin import seed_contract_playbooks

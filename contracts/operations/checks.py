@@ -7,10 +7,40 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.checks import Tags, Warning, register
+from django.db import DEFAULT_DB_ALIAS, DatabaseError
+from django.utils import timezone
 
+from contracts.hotline.deadlines.calendar import calendar_coverage, pack_coverage
 from rules.safety.decision import Kind, kind_policy
 
 LLM_ENGINES = ("vllm", "llamacpp")
+
+
+@register(Tags.database)
+def docgate_calendar_check(app_configs: Any = None, databases: Any = None, **kwargs: Any) -> list[Warning]:
+    """Warn when the holiday calendar lacks this year or the next, or has only their statutory holidays (working-day
+    deadlines there skip weekends and the listed days only), counting the years organisations loaded. It reads the
+    database, so like Django's own database checks it runs when one is named: `manage.py migrate` and
+    `manage.py check --database default` (and /readyz shows the same); a plain `check` stays off the database."""
+    if not databases or DEFAULT_DB_ALIAS not in databases:
+        return []
+    today = timezone.localdate()
+    try:
+        coverage = calendar_coverage(today)
+    except DatabaseError:  # not migrated yet: the pack alone
+        coverage = pack_coverage(today)
+    gaps = [year.describe() for year in coverage if not year.complete]
+    if not gaps:
+        return []
+    return [
+        Warning(
+            "The holiday calendar is incomplete: " + "; ".join(gaps) + ". Working-day deadlines there may be off by"
+            " a few days.",
+            hint="load the State Council's notice for the year: manage.py work_calendar load FILE.json (the format"
+            " of rules/packs/cn_workdays.json), or the Django admin's work calendar years",
+            id="docgate.W012",
+        )
+    ]
 
 
 @register(Tags.compatibility)

@@ -19,12 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from kombu import Connection
 
+from contracts.hotline.deadlines.calendar import calendar_coverage
 from contracts.intake.isolation import isolation
 from contracts.intake.sandbox import CONVERTERS, converter_status
 from contracts.llm import llm_breaker_snapshot, llm_client
@@ -47,7 +49,7 @@ class Check:
     status: str
     detail: str = ""
     required: bool = True  # False: reported, but not a reason to be unready
-    extra: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         shown: dict[str, Any] = {"ok": self.ok, "status": self.status}
@@ -131,11 +133,25 @@ def safety_model_check() -> Check:
     return Check(True, "ok", model.version)
 
 
+def work_calendar_check() -> Check:
+    """Whether the holiday calendar knows this year and the next officially (see contracts.hotline.deadlines.
+    calendar); never required: deadlines are still counted, on weekends and the statutory holidays."""
+    try:
+        coverage = calendar_coverage(timezone.localdate())
+    except DatabaseError as exc:
+        return Check(False, "unknown", type(exc).__name__, required=False)
+    gaps = [year.describe() for year in coverage if not year.complete]
+    years = {str(year.year): "official" if year.complete else year.pack_status or "missing" for year in coverage}
+    status = "incomplete" if gaps else "complete"
+    return Check(not gaps, status, "; ".join(gaps), required=False, extra={"years": years})
+
+
 READINESS_CHECKS: dict[str, Callable[[], Check]] = {
     "database": database_check,
     "broker": broker_check,
     "llm": llm_check,
     "safety_model": safety_model_check,
+    "work_calendar": work_calendar_check,
 }
 
 

@@ -4,17 +4,17 @@ working days on a holiday calendar (`ticket_service_levels.json`, `cn_workdays.j
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, tzinfo
+from datetime import datetime, time, timedelta, tzinfo
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, cast
 
 from rules.tickets.taxonomy import PACKS_DIR
+from rules.tickets.work_calendar import WorkCalendar, load_calendar
 
 SERVICE_LEVELS_PATH = PACKS_DIR / "ticket_service_levels.json"
-CALENDAR_PATH = PACKS_DIR / "cn_workdays.json"
 UNITS = ("hours", "working_days")
 MAX_COUNTED_DAYS = 3660  # a limit longer than ten years of calendar days is a mistake in the data
 Unit = Literal["hours", "working_days"]
@@ -62,21 +62,6 @@ class ServiceLevels:
 
 
 @dataclass(frozen=True)
-class WorkCalendar:
-    """Working days: Monday to Friday, less the holidays, plus the make-up working days (调休)."""
-
-    version: str
-    holidays: frozenset[date]
-    workdays: frozenset[date]
-    years: frozenset[int] = frozenset()  # the years whose holidays are listed; others count weekends only
-
-    def is_workday(self, day: date) -> bool:
-        if day in self.workdays:
-            return True
-        return day.weekday() < 5 and day not in self.holidays
-
-
-@dataclass(frozen=True)
 class Deadline:
     """When a ticket falls due, and from when it counts as due soon (`share` of its allowed time left)."""
 
@@ -84,30 +69,6 @@ class Deadline:
     rule_id: str | None
     due_at: datetime
     due_soon_at: datetime
-
-
-def _dates(start: str, end: str) -> Iterable[date]:
-    first, last = date.fromisoformat(start), date.fromisoformat(end)
-    if last < first:
-        raise ValueError(f"holiday range {start}..{end} ends before it starts")
-    return (first + timedelta(days=n) for n in range((last - first).days + 1))
-
-
-@lru_cache(maxsize=2)
-def load_calendar(path: Path = CALENDAR_PATH) -> WorkCalendar:
-    """Read the holiday calendar; raise ValueError when it is malformed."""
-    with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
-    try:
-        holidays = frozenset(day for entry in data["holidays"] for day in _dates(entry["from"], entry["to"]))
-        workdays = frozenset(date.fromisoformat(entry["date"]) for entry in data["workdays"])
-        version = str(data["version"])
-        years = frozenset(int(year) for year in data["years"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"malformed calendar {path}: {exc!r}") from exc
-    if holidays & workdays:
-        raise ValueError(f"days both holiday and working day in {path}: {sorted(holidays & workdays)}")
-    return WorkCalendar(version=version, holidays=holidays, workdays=workdays, years=years)
 
 
 def tier_parse(name: str, entry: Mapping[str, object]) -> Tier:

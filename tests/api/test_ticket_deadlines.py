@@ -248,11 +248,25 @@ def test_a_review_task_opened_after_the_mark_gets_the_marks_priority(acme_api: A
     assert task.priority == 110
 
 
-def test_a_due_time_in_a_year_the_calendar_does_not_list_counts_weekends_only_and_says_so(
-    acme_api: Any, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    ("received", "due", "status"),
+    [
+        # Mon 28 Dec 2026 + 7 working days: 1 January 2027 is a statutory holiday (2027 is statutory only until the
+        # State Council's notice is loaded), so Thursday 7 January.
+        (
+            datetime(2026, 12, 28, 10, 0, tzinfo=SHANGHAI),
+            datetime(2027, 1, 7, 10, 0, tzinfo=SHANGHAI),
+            "statutory_only",
+        ),
+        # Tue 28 Dec 2027 + 7 working days: 2028 is not listed (weekends only): Thursday 6 January.
+        (datetime(2027, 12, 28, 10, 0, tzinfo=SHANGHAI), datetime(2028, 1, 6, 10, 0, tzinfo=SHANGHAI), "missing"),
+    ],
+    ids=["statutory-only-year", "unlisted-year"],
+)
+def test_a_due_time_in_a_year_the_calendar_does_not_hold_officially_says_so(
+    acme_api: Any, caplog: pytest.LogCaptureFixture, received: datetime, due: datetime, status: str
 ) -> None:
-    with frozen(datetime(2026, 12, 28, 10, 0, tzinfo=SHANGHAI)):
+    with frozen(received):
         document = ticket_submitted(acme_api)
-    # Mon 28 Dec + 7 working days; 1 January 2027 counts as a working day until 2027 is added to the calendar.
-    assert TicketDeadline.objects.get(document=document).due_at == datetime(2027, 1, 6, 10, 0, tzinfo=SHANGHAI)
-    assert "does not list" in caplog.text and "2027" in caplog.text
+    assert TicketDeadline.objects.get(document=document).due_at == due
+    assert f"holds as {status}" in caplog.text and str(due.year) in caplog.text

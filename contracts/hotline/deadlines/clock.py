@@ -11,9 +11,11 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.utils import timezone
 
+from contracts.hotline.deadlines.calendar import work_calendar
 from contracts.hotline.deadlines.models import ServiceLevel, TicketDeadline
 from contracts.models import Document, Organisation, Result
-from rules.tickets.service_levels import Tier, load_calendar, ticket_deadline, tier_parse
+from rules.tickets.service_levels import Tier, ticket_deadline, tier_parse
+from rules.tickets.work_calendar import OFFICIAL
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +75,7 @@ def ticket_deadline_store(*, result: Result) -> TicketDeadline:
     deadline = ticket_deadline_get(document)
     findings = list((result.data or {}).get("findings") or [])
     category = _first(findings, "ticket_category")
+    calendar = work_calendar(document.organisation_id)
     due = ticket_deadline(
         deadline.received_at,
         urgency=_first(findings, "urgency").get("label"),
@@ -81,13 +84,15 @@ def ticket_deadline_store(*, result: Result) -> TicketDeadline:
         overrides=service_level_overrides(document.organisation_id),
         zone=ZoneInfo(settings.TIME_ZONE),
         due_soon_share=settings.DOCGATE_DEADLINE_DUE_SOON_SHARE,
+        calendar=calendar,
     )
-    if due.tier.unit == "working_days" and due.due_at.year not in load_calendar().years:
+    if due.tier.unit == "working_days" and calendar.year_status(due.due_at.year) != OFFICIAL:
         logger.warning(
-            "ticket %s is due in %s, a year the holiday calendar (cn_workdays.json) does not list: its working days "
-            "skip weekends only",
+            "ticket %s is due in %s, a year the holiday calendar holds as %s: its working days skip weekends and the "
+            "listed holidays only (manage.py work_calendar load)",
             document.pk,
             due.due_at.year,
+            calendar.year_status(due.due_at.year) or "missing",
         )
     TicketDeadline.objects.filter(pk=deadline.pk).update(
         tier=due.tier.name,
