@@ -4,7 +4,7 @@ document's text.
 
 The index is of characters, not words. PostgreSQL: a pg_trgm GIN index on UPPER(text), the expression Django's
 `icontains` compares, so that it serves queries of three characters or more, and a GIN index of the text's
-character bigrams (migration 0018) for queries of two, most Chinese words. SQLite: an FTS5 table with the
+character bigrams (migration 0019) for queries of two, most Chinese words. SQLite: an FTS5 table with the
 trigram tokenizer, kept in step with contracts_document by triggers (migration 0014), so that every write of the
 text (intake, extraction's queryset update) reaches it; FTS5 has no bigram tokenizer, so there queries of one or
 two characters read the newest days' text with LIKE (a common word stops there) and then make one pass over the
@@ -39,7 +39,7 @@ from contracts.tenancy.personal_data import MASKED_SEARCH_LIMIT, latest_personal
 QUERY_MAX_LENGTH = 100
 # The trigram index serves queries this long and longer.
 INDEXED_LENGTH = 3
-# PostgreSQL's bigram index (migration 0018) serves queries of exactly two characters; it must be written as indexed.
+# PostgreSQL's bigram index (migration 0019) serves queries of exactly two characters; it must be written as indexed.
 BIGRAM_LENGTH = 2
 BIGRAM_EXPRESSION = 'docgate_bigrams(UPPER("contracts_document"."text"))'
 PAGE_SIZE = 20

@@ -1,4 +1,4 @@
-"""Write latency under the search GIN indexes (migrations 0014, 0018) with GIN's pending list (fastupdate) on and off.
+"""Write latency under the search GIN indexes (migrations 0014, 0019) with GIN's pending list (fastupdate) on and off.
 
 Run: `BENCH_DATABASE_URL=postgres://…/postgres python -m tests.benchmarks.bench_gin_writes [ROWS] [WRITES]` (a
 throw-away database `docgate_gin_writes` is made beside it and dropped). ROWS (50,000) stored texts, then WRITES
@@ -52,7 +52,7 @@ def _database(admin: str, name: str) -> str:
 def variant_run(admin: str, fastupdate: str, rows: int, writes: int) -> dict[str, Any]:
     """One variant on a fresh database: the indexes as migrated, fastupdate set; the writes' latencies."""
     trigrams = importlib.import_module("contracts.migrations.0014_search")
-    bigrams = importlib.import_module("contracts.migrations.0018_search_bigrams")
+    bigrams = importlib.import_module("contracts.migrations.0019_search_bigrams")
     rng = random.Random(5)
     with psycopg.connect(_database(admin, NAME), autocommit=True) as conn:
         conn.execute("CREATE EXTENSION pg_trgm")

@@ -99,7 +99,7 @@ def _insert(vendor: str, rows: list[tuple[Any, ...]]) -> None:
 def _index_sql() -> tuple[list[str], list[str]]:
     """The PostgreSQL indexes of search (trigrams, bigrams): how to create and how to drop them."""
     trigrams = importlib.import_module("contracts.migrations.0014_search")
-    bigrams = importlib.import_module("contracts.migrations.0018_search_bigrams")
+    bigrams = importlib.import_module("contracts.migrations.0019_search_bigrams")
     return [trigrams.POSTGRES_INDEX, bigrams.POSTGRES_INDEX], [trigrams.POSTGRES_DROP, bigrams.POSTGRES_DROP]
 
 

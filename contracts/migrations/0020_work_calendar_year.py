@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contracts', '0018_search_bigrams'),
+        ('contracts', '0019_search_bigrams'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

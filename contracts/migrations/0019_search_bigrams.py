@@ -56,7 +56,7 @@ def index_drop(apps: Any, schema_editor: Any) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("contracts", "0017_llm_standing"),
+        ("contracts", "0018_reviewer_example_outside_tasks"),
     ]
 
     operations = [
