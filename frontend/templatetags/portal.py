@@ -163,6 +163,7 @@ LABELS: dict[str, Any] = {
     "ticket_department.deleted": _("Department deleted"),
     "contract_playbook.changed": _("Playbook changed"),
     "contract_playbook.deleted": _("Playbook deleted"),
+    "work_calendar_year.changed": _("Work calendar changed"),
 }
 
 # Key terms of a contract (the legal desk's `term` findings; their labels are rules.contract_terms kinds).
