@@ -79,17 +79,17 @@ def _fold_mark(text: str, start: int, char: str, quote_open: list[bool]) -> str:
     return _TO_CHINESE[char] if is_cjk(before) or is_cjk(after) else char
 
 
-_PAREN_PAIR = re.compile("[(（]([^()（）\n]{0,80})[)）]")
+# A pair with an ASCII parenthesis: a pair's interior holds no parenthesis, so pairs never overlap and the full-width
+# pairs (（一）, common in Chinese text) need not be matched at all.
+_PAREN_PAIR = re.compile("\\([^()（）\n]{0,80}[)）]|（[^()（）\n]{0,80}\\)")
 
 
 def _paren_pair_edits(text: str) -> dict[int, str]:
     """Full-width parentheses for a pair with Chinese inside or beside it, e.g. (1)甲方 → （1）甲方."""
     fixes: dict[int, str] = {}
     for match in _PAREN_PAIR.finditer(text):
-        if "(" not in match.group() and ")" not in match.group():
-            continue
         before, after = neighbours(text, match.start(), match.end())
-        if CJK_CHAR.search(match.group(1)) or is_cjk(before) or is_cjk(after):
+        if CJK_CHAR.search(text, match.start() + 1, match.end() - 1) or is_cjk(before) or is_cjk(after):
             fixes[match.start()] = "（"
             fixes[match.end() - 1] = "）"
     return fixes
@@ -178,6 +178,11 @@ def _context_edits(text: str, scan_from: int, marks: AbstractSet[str] | None, nu
     if marks is not None and marks.isdisjoint(_CONTEXT_MARKS) and not ("." in marks and ".." in text):
         return _with_unmarked_edits(text, [], numbers)  # no mark for the loop: its scan is skipped
     within = text if marks is None else marks
+    if marks is not None:  # no loop mark lies before the first of them: the scan starts there (C-level finds)
+        firsts = [text.find(mark) for mark in marks if mark in _CONTEXT_MARKS]
+        if "." in marks and ".." in text:
+            firsts.append(text.find(".."))
+        scan_from = max(scan_from, min(firsts))
     edits: list[Edit] = []
     pairs = _paren_pair_edits(text) if "(" in within or ")" in within else {}
     quote_open = [True]
