@@ -132,11 +132,15 @@ def _without_restarts(text: str, regions: Sequence[tuple[int, int]], edits: list
     ]
     if not restarts:
         return edits
-    kept = [
-        edit
-        for edit in edits
-        if not any(edit[0] < restart_end and restart_start < edit[1] for restart_start, restart_end, _ in restarts)
-    ]
+    # The restarts are sorted and disjoint (found left to right in sorted, disjoint regions), so their ends ascend
+    # too: the only one an edit can overlap is the first ending after the edit's start (linear in the edits, where
+    # testing every restart for every edit was quadratic on a long text).
+    restart_ends = [end for _, end, _ in restarts]
+    kept = []
+    for edit in edits:
+        index = bisect_right(restart_ends, edit[0])
+        if index == len(restarts) or restarts[index][0] >= edit[1]:
+            kept.append(edit)
     return sorted(kept + restarts)
 
 
