@@ -153,6 +153,8 @@ def _with_unmarked_edits(text: str, edits: list[Edit], numbers: bool = True) -> 
 def unmarked_edits(text: str, numbers: bool = True) -> list[Edit]:
     """punctuation_edits for a text holding none of PUNCTUATION_MARKS (the caller scanned for them);
     `numbers` False: the text has no full-width mark between digits."""
+    if "。。。" not in text and not (numbers and _FULLWIDTH_IN_NUMBER.search(text)):
+        return []  # most texts: two C-level scans, no list to sort
     return _with_unmarked_edits(text, [], numbers)
 
 
