@@ -79,19 +79,30 @@ def _fold_mark(text: str, start: int, char: str, quote_open: list[bool]) -> str:
     return _TO_CHINESE[char] if is_cjk(before) or is_cjk(after) else char
 
 
-# A pair with an ASCII parenthesis: a pair's interior holds no parenthesis, so pairs never overlap and the full-width
-# pairs (（一）, common in Chinese text) need not be matched at all.
-_PAREN_PAIR = re.compile("\\([^()（）\n]{0,80}[)）]|（[^()（）\n]{0,80}\\)")
+# A pair is an opening parenthesis, at most 80 characters without a parenthesis or line break, and a closing one,
+# so pairs never overlap. Only a pair with an ASCII parenthesis can need a fix: one opened by ( (a literal-led scan)
+# or one opened by （ and closed by ), looked for only in a text with a ) (the full-width pairs common in Chinese text
+# are then never matched one by one).
+_ASCII_OPENED = re.compile("\\([^()（）\n]{0,80}[)）]")
+_ASCII_CLOSED = re.compile("（[^()（）\n]{0,80}\\)")
+
+
+def _ascii_pairs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every parenthesis pair with an ASCII parenthesis."""
+    pairs = [match.span() for match in _ASCII_OPENED.finditer(text)]
+    if ")" in text:
+        pairs += [match.span() for match in _ASCII_CLOSED.finditer(text)]
+    return pairs
 
 
 def _paren_pair_edits(text: str) -> dict[int, str]:
     """Full-width parentheses for a pair with Chinese inside or beside it, e.g. (1)甲方 → （1）甲方."""
     fixes: dict[int, str] = {}
-    for match in _PAREN_PAIR.finditer(text):
-        before, after = neighbours(text, match.start(), match.end())
-        if CJK_CHAR.search(text, match.start() + 1, match.end() - 1) or is_cjk(before) or is_cjk(after):
-            fixes[match.start()] = "（"
-            fixes[match.end() - 1] = "）"
+    for start, end in _ascii_pairs(text):
+        before, after = neighbours(text, start, end)
+        if CJK_CHAR.search(text, start + 1, end - 1) or is_cjk(before) or is_cjk(after):
+            fixes[start] = "（"
+            fixes[end - 1] = "）"
     return fixes
 
 
