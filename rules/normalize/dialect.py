@@ -85,11 +85,41 @@ def _passes(regions: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return stretches
 
 
-def _keys_at(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon) -> dict[int, list[tuple[int, int]]]:
-    """The keys lying inside one region, by start: (end, key number) in the automaton's order."""
+def _disjoint_edits(text: str, occurrences: list[tuple[int, int, int]], lexicon: Lexicon) -> list[Edit] | None:
+    """_segment's choice when no two keys overlap (half the Cantonese chat lines): every key whose Mandarin
+    applies, each adding to what is covered; None when some keys overlap and the choice must be made."""
+    previous = 0
+    for _, start, end in occurrences:  # in order of their end: disjoint keys are then in order of their start too
+        if start < previous:
+            return None
+        previous = end
+    unconditional = lexicon.unconditional
+    edits: list[Edit] = []
+    for number, start, end in occurrences:
+        mandarin = unconditional[number]
+        if mandarin is None:
+            check, mandarins = lexicon.contexts[number]  # type: ignore[misc]
+            fitting = check.match(text, start)
+            if fitting is None:
+                continue
+            mandarin = mandarins[fitting.lastindex - 1]  # type: ignore[operator]
+        edits.append((start, end, mandarin))
+    return edits
+
+
+def _keys_at(
+    text: str,
+    regions: Sequence[tuple[int, int]],
+    lexicon: Lexicon,
+    occurrences: list[tuple[int, int, int]] | None = None,
+) -> dict[int, list[tuple[int, int]]]:
+    """The keys lying inside one region, by start: (end, key number) in the automaton's order (`occurrences`:
+    the automaton's matches in the whole text, when the caller has them and the region is the whole text)."""
     keys_at: dict[int, list[tuple[int, int]]] = {}
     if len(regions) == 1 and regions[0] == (0, len(text)):  # a Cantonese chat line: every key counts
-        for number, key_start, key_end in lexicon.index.occurrences(text):
+        if occurrences is None:
+            occurrences = lexicon.index.occurrences(text)
+        for number, key_start, key_end in occurrences:
             if key_start in keys_at:
                 keys_at[key_start].append((key_end, number))
             else:
@@ -111,7 +141,13 @@ def region_edits(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon
     """Edits for the keys inside the sorted, disjoint regions (see _segment); contexts read from the whole text."""
     if not regions:
         return []
-    edits = _segment(text, _keys_at(text, regions, lexicon), lexicon)
+    if len(regions) == 1 and regions[0] == (0, len(text)):
+        occurrences = lexicon.index.occurrences(text)
+        edits = _disjoint_edits(text, occurrences, lexicon)
+        if edits is None:
+            edits = _segment(text, _keys_at(text, regions, lexicon, occurrences), lexicon)
+    else:
+        edits = _segment(text, _keys_at(text, regions, lexicon), lexicon)
     for number, (key_start, key_end, mandarin) in enumerate(edits):
         # 喺广州用紧 already says 在 once: 在广州用, not 在广州在用
         if (
@@ -132,11 +168,15 @@ def _without_restarts(text: str, regions: Sequence[tuple[int, int]], edits: list
     ]
     if not restarts:
         return edits
-    kept = [
-        edit
-        for edit in edits
-        if not any(edit[0] < restart_end and restart_start < edit[1] for restart_start, restart_end, _ in restarts)
-    ]
+    # The restarts are sorted and disjoint (found left to right in sorted, disjoint regions), so their ends ascend
+    # too: the only one an edit can overlap is the first ending after the edit's start (linear in the edits, where
+    # testing every restart for every edit was quadratic on a long text).
+    restart_ends = [end for _, end, _ in restarts]
+    kept = []
+    for edit in edits:
+        index = bisect_right(restart_ends, edit[0])
+        if index == len(restarts) or restarts[index][0] >= edit[1]:
+            kept.append(edit)
     return sorted(kept + restarts)
 
 

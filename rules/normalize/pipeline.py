@@ -10,9 +10,9 @@ from typing import Any
 from rules.normalize.canonical import CANONICAL_TRIGGER, FOLD_CHARS, fold, whitespace_edits
 from rules.normalize.chars import char_class
 from rules.normalize.dialect import (
+    CANTONESE_THRESHOLD,
     CantoneseReading,
     dialect_edits,
-    is_cantonese,
     load_lexicon,
     read_cantonese,
     region_edits,
@@ -20,7 +20,7 @@ from rules.normalize.dialect import (
 from rules.normalize.dialect_detect import marker_chars
 from rules.normalize.offsets import Edit, StepMap, apply_edits, compose_span
 from rules.normalize.punctuation import PUNCTUATION_MARK_SET, PUNCTUATION_MARKS, punctuation_step, unmarked_edits
-from rules.normalize.script import simplified_step, traditional_chars
+from rules.normalize.script import NO_CONVERSION, simplified_step, traditional_chars
 
 
 @dataclass(frozen=True)
@@ -216,8 +216,11 @@ def normalize(text: str) -> NormalizedText:
     # one detection: its score picks the script config, its regions the rewrite
     reading = read_cantonese(current) if markers else _NO_CANTONESE
     score = reading.score
-    cantonese = is_cantonese(score)
-    current, step, config = simplified_step(current, cantonese=cantonese, traditional=traditional)
+    cantonese = score >= CANTONESE_THRESHOLD  # is_cantonese, without a call per document
+    if traditional is False:  # the prescan found nothing to convert: simplified_step would return at once
+        step, config = None, NO_CONVERSION
+    else:
+        current, step, config = simplified_step(current, cantonese=cantonese, traditional=traditional)
     dialect: list[Edit] = []
     if step:
         steps.append(step)

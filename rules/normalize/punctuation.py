@@ -79,19 +79,30 @@ def _fold_mark(text: str, start: int, char: str, quote_open: list[bool]) -> str:
     return _TO_CHINESE[char] if is_cjk(before) or is_cjk(after) else char
 
 
-_PAREN_PAIR = re.compile("[(（]([^()（）\n]{0,80})[)）]")
+# A pair is an opening parenthesis, at most 80 characters without a parenthesis or line break, and a closing one,
+# so pairs never overlap. Only a pair with an ASCII parenthesis can need a fix: one opened by ( (a literal-led scan)
+# or one opened by （ and closed by ), looked for only in a text with a ) (the full-width pairs common in Chinese text
+# are then never matched one by one).
+_ASCII_OPENED = re.compile("\\([^()（）\n]{0,80}[)）]")
+_ASCII_CLOSED = re.compile("（[^()（）\n]{0,80}\\)")
+
+
+def _ascii_pairs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every parenthesis pair with an ASCII parenthesis."""
+    pairs = [match.span() for match in _ASCII_OPENED.finditer(text)]
+    if ")" in text:
+        pairs += [match.span() for match in _ASCII_CLOSED.finditer(text)]
+    return pairs
 
 
 def _paren_pair_edits(text: str) -> dict[int, str]:
     """Full-width parentheses for a pair with Chinese inside or beside it, e.g. (1)甲方 → （1）甲方."""
     fixes: dict[int, str] = {}
-    for match in _PAREN_PAIR.finditer(text):
-        if "(" not in match.group() and ")" not in match.group():
-            continue
-        before, after = neighbours(text, match.start(), match.end())
-        if CJK_CHAR.search(match.group(1)) or is_cjk(before) or is_cjk(after):
-            fixes[match.start()] = "（"
-            fixes[match.end() - 1] = "）"
+    for start, end in _ascii_pairs(text):
+        before, after = neighbours(text, start, end)
+        if CJK_CHAR.search(text, start + 1, end - 1) or is_cjk(before) or is_cjk(after):
+            fixes[start] = "（"
+            fixes[end - 1] = "）"
     return fixes
 
 
@@ -153,6 +164,8 @@ def _with_unmarked_edits(text: str, edits: list[Edit], numbers: bool = True) -> 
 def unmarked_edits(text: str, numbers: bool = True) -> list[Edit]:
     """punctuation_edits for a text holding none of PUNCTUATION_MARKS (the caller scanned for them);
     `numbers` False: the text has no full-width mark between digits."""
+    if "。。。" not in text and not (numbers and _FULLWIDTH_IN_NUMBER.search(text)):
+        return []  # most texts: two C-level scans, no list to sort
     return _with_unmarked_edits(text, [], numbers)
 
 
@@ -178,6 +191,11 @@ def _context_edits(text: str, scan_from: int, marks: AbstractSet[str] | None, nu
     if marks is not None and marks.isdisjoint(_CONTEXT_MARKS) and not ("." in marks and ".." in text):
         return _with_unmarked_edits(text, [], numbers)  # no mark for the loop: its scan is skipped
     within = text if marks is None else marks
+    if marks is not None:  # no loop mark lies before the first of them: the scan starts there (C-level finds)
+        firsts = [text.find(mark) for mark in marks if mark in _CONTEXT_MARKS]
+        if "." in marks and ".." in text:
+            firsts.append(text.find(".."))
+        scan_from = max(scan_from, min(firsts))
     edits: list[Edit] = []
     pairs = _paren_pair_edits(text) if "(" in within or ")" in within else {}
     quote_open = [True]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 
 import opencc
@@ -141,6 +142,17 @@ def _lines_with(text: str, *patterns: re.Pattern[str]) -> list[tuple[int, int]]:
     return sorted(lines)
 
 
+def _converted_lines(text: str, lines: list[tuple[int, int]], convert: Callable[[str], str]) -> list[str]:
+    """Each line converted: all of them in one OpenCC call, joined by line breaks (no dictionary entry holds a line
+    break, so a conversion never reaches across one), one call per line if the line count came out different."""
+    texts = [text[start:end] for start, end in lines]
+    if len(texts) > 1:
+        converted = convert("\n".join(texts)).split("\n")
+        if len(converted) == len(texts):
+            return converted
+    return [convert(line) for line in texts]
+
+
 def simplified_step(
     text: str, *, cantonese: bool = False, traditional: bool | None = None
 ) -> tuple[str, StepMap | None, str]:
@@ -161,9 +173,9 @@ def simplified_step(
         new_text, step = apply_edits(text, _segment_edits(text, config, 0, _SEGMENT))
         return new_text, step, config
     edits: list[Edit] = []
-    for line_start, line_end in _lines_with(text, _changed_bmp(config), _SUPPLEMENTARY):
+    lines = _lines_with(text, _changed_bmp(config), _SUPPLEMENTARY)
+    for (line_start, line_end), converted in zip(lines, _converted_lines(text, lines, convert), strict=True):
         line = text[line_start:line_end]
-        converted = convert(line)
         if converted == line:
             continue
         if len(converted) == len(line):
