@@ -98,7 +98,8 @@ test: install-test browser-deps converters promtool kubectl
 	  DOCGATE_DATA_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
 
 # vLLM conformance: real vLLM (community CPU build, test-only .venv-vllm) serving Gemma 3 270M; ~4.5 min fresh.
-# The adapter test serves a LoRA adapter that setup.sh trains once (a marker, like the model's conversion).
+# The adapter test serves a LoRA adapter that setup.sh trains once (a marker, like the model's conversion): 12 steps,
+# ~12 min on a loaded 2-core machine; the adapter tests then take ~8 min (one of them runs `train_adapter` whole).
 test-vllm: install-test
 	PYTHON=$(PYTHON) bash tests/vllm/setup.sh
 	DOCGATE_VLLM=1 LLM_ENGINE=vllm $(PY) -m pytest tests/inference/test_vllm_conformance.py \
