@@ -15,7 +15,8 @@ from contracts.findings import finding_list
 from contracts.learned.clauses_retrain import STRATUM, _reviewed_clauses, reviewed_contracts
 from contracts.learned.slice import Labelled, SliceSplit, slice_split
 from contracts.learned.store import model_current_version
-from contracts.models import ExampleKind, ReviewDecision, ReviewerExample
+from contracts.learned.tickets_retrain import ticket_category_examples
+from contracts.models import ReviewerExample
 from contracts.tenancy.personal_data import text_masked
 from inference.prompts import prompt_render
 from inference.questions import clause_prompt_values, ticket_prompt_values
@@ -96,17 +97,7 @@ def ticket_answer(example: ReviewerExample, text: str) -> str:
 
 def ticket_pairs(organisation: Any) -> list[Pair]:
     """A pair per reviewed ticket (the latest approve/correct of its category)."""
-    examples = (
-        ReviewerExample.objects.filter(
-            organisation=organisation,
-            kind=ExampleKind.TICKET_CATEGORY,
-            decision__in=[ReviewDecision.APPROVE, ReviewDecision.CORRECT],
-        )
-        .exclude(label="")
-        .select_related("document", "reviewed_result")
-        .order_by("created_at", "id")
-    )
-    latest = {str(example.document_id): example for example in examples}
+    latest = ticket_category_examples(organisation)
     values = ticket_prompt_values(load_taxonomy())
     pairs = []
     for key, example in latest.items():

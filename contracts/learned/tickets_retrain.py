@@ -68,9 +68,9 @@ def _base_rows(organisation: Organisation) -> tuple[Labelled, ...]:
     return tuple(Labelled(f"base:{n}", str(r["text"]), str(r["label"])) for n, r in enumerate(jsonl_rows(path)))
 
 
-def reviewed_tickets(organisation: Organisation) -> list[Labelled]:
-    """Each reviewed ticket with the category its latest review settled on (approved or corrected), its text as
-    the desk classifies it (normalized)."""
+def ticket_category_examples(organisation: Organisation) -> dict[str, ReviewerExample]:
+    """Per reviewed ticket (by document id, oldest first), the example of the category its latest review settled
+    on (approved or corrected), with its document and reviewed result."""
     examples = (
         ReviewerExample.objects.filter(
             organisation=organisation,
@@ -78,10 +78,16 @@ def reviewed_tickets(organisation: Organisation) -> list[Labelled]:
             decision__in=[ReviewDecision.APPROVE, ReviewDecision.CORRECT],
         )
         .exclude(label="")
-        .select_related("document")
+        .select_related("document", "reviewed_result")
         .order_by("created_at", "id")
     )
-    latest = {str(example.document_id): example for example in examples}  # a later review replaces an earlier
+    return {str(example.document_id): example for example in examples}  # a later review replaces an earlier
+
+
+def reviewed_tickets(organisation: Organisation) -> list[Labelled]:
+    """Each reviewed ticket with the category its latest review settled on (approved or corrected), its text as
+    the desk classifies it (normalized)."""
+    latest = ticket_category_examples(organisation)
     return [Labelled(key, normalize(example.document.text).text, example.label) for key, example in latest.items()]
 
 
