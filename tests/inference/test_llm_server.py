@@ -19,7 +19,14 @@ from inference.config import LLMConfig
 from inference.errors import LLMUnavailable
 from inference.grounding import ground
 from inference.prompts import prompt_render
-from inference.questions import cantonese_rewrite, clauses_extract, document_budget, response_draft, ticket_classify
+from inference.questions import (
+    cantonese_rewrite,
+    clauses_extract,
+    document_budget,
+    response_draft,
+    rewrite_keeps_the_text,
+    ticket_classify,
+)
 from inference.schemas import clause_extraction_model
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
@@ -152,8 +159,12 @@ def test_every_other_task_is_accepted_and_keeps_only_grounded_findings(client: L
     assert_only_grounded_kept(clauses, clause_quotes, CONTRACT)
     draft_quotes = [("contract", quote) for reply in draft_said for quote in reply.evidence]
     assert_only_grounded_kept(draft, draft_quotes, CONTRACT)
-    # The rewrite is the model's words, or the text as it was when its reply was invalid; a draft likewise or none.
-    assert rewrite.output_text == (rewrite_said[0].rewritten.strip() if rewrite_said else CANTONESE)
+    # The rewrite is the model's words, or the text as it was when its reply was invalid or no rewrite of it (empty,
+    # out of proportion, unrelated: counted as dropped); a draft likewise or none.
+    words = rewrite_said[0].rewritten.strip() if rewrite_said else ""
+    kept = bool(rewrite_said) and rewrite_keeps_the_text(CANTONESE, words)
+    assert rewrite.output_text == (words if kept else CANTONESE)
+    assert rewrite.dropped_ungrounded == int(bool(rewrite_said) and not kept)
     assert draft.output_text == (draft_said[0].draft if draft_said else None)
 
 
