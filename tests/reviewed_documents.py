@@ -9,8 +9,16 @@ from contracts.models import Document, Job, JobState, Result, ReviewTask
 from contracts.review.workflow import review_finding_decide, review_task_claim, review_task_finalize, review_task_open
 
 
-def document_reviewable(actors: Any, kind: str, text: str, findings: list[dict[str, Any]]) -> ReviewTask:
-    """A document of Acme with a result of `findings` waiting for review."""
+def document_reviewable(
+    actors: Any,
+    kind: str,
+    text: str,
+    findings: list[dict[str, Any]],
+    *,
+    reasons: tuple[str, ...] = ("qa_sample",),
+    **data: Any,
+) -> ReviewTask:
+    """A document of Acme with a result of `findings` (and `data` beside them) waiting for review for `reasons`."""
     document = Document.objects.create(
         organisation=actors.acme,
         kind=kind,
@@ -21,13 +29,13 @@ def document_reviewable(actors: Any, kind: str, text: str, findings: list[dict[s
         text=text,
     )
     job = Job.objects.create(
-        organisation=actors.acme, document=document, state=JobState.NEEDS_REVIEW, review_reasons=["qa_sample"]
+        organisation=actors.acme, document=document, state=JobState.NEEDS_REVIEW, review_reasons=list(reasons)
     )
     result = Result.objects.create(
         organisation=actors.acme, document=document, job=job, version=1,
-        data={"kind": kind, "findings": findings, "suggested_response": "已收到。"},
+        data={"kind": kind, "findings": findings, "suggested_response": "已收到。", **data},
     )  # fmt: skip
-    return review_task_open(job=job, reasons=["qa_sample"], result=result)
+    return review_task_open(job=job, reasons=list(reasons), result=result)
 
 
 def ticket_reviewed(actors: Any, text: str, said: tuple[str, str, str], gold: tuple[str, str, str] | None = None,

@@ -3,7 +3,6 @@ those whose role does not see it; the review queue puts the least sure results f
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 from typing import Any, cast
@@ -14,14 +13,14 @@ from django.core.management import call_command
 from django.http import StreamingHttpResponse
 from rest_framework.test import APIClient
 
-from contracts.models import Document, Job, JobState, Membership, Result, ReviewerExample, ReviewTask, Role
+from contracts.models import Membership, ReviewerExample, ReviewTask, Role
 from contracts.review.workflow import (
     review_finding_decide,
     review_response_edit,
     review_task_claim,
     review_task_finalize,
-    review_task_open,
 )
+from tests.reviewed_documents import document_reviewable
 
 pytestmark = pytest.mark.django_db
 
@@ -55,26 +54,9 @@ def _findings(text: str) -> list[dict[str, Any]]:
 
 
 def _task(actors: Any, *, text: str = TICKET, reasons: tuple[str, ...] = ("gate_review",), **data: Any) -> ReviewTask:
-    document = Document.objects.create(
-        organisation=actors.acme,
-        kind="ticket",
-        source="api",
-        content_type="text/plain",
-        size_bytes=len(text.encode()),
-        sha256=hashlib.sha256(text.encode()).hexdigest(),
-        text=text,
+    return document_reviewable(
+        actors, "ticket", text, _findings(text), reasons=reasons, suggested_response="您好，已转交通局。", **data
     )
-    job = Job.objects.create(
-        organisation=actors.acme, document=document, state=JobState.NEEDS_REVIEW, review_reasons=list(reasons)
-    )
-    result = Result.objects.create(
-        organisation=actors.acme,
-        document=document,
-        job=job,
-        version=1,
-        data={"kind": "ticket", "findings": _findings(text), "suggested_response": "您好，已转交通局。", **data},
-    )
-    return review_task_open(job=job, reasons=list(reasons), result=result)
 
 
 def _reviewed(actors: Any) -> ReviewTask:
