@@ -24,12 +24,15 @@ __all__ = [
     "DOCGATE_ADAPTER_TRAIN_TIMEOUT_S",
     "DOCGATE_ADAPTER_UNKNOWN_TTL_S",
     "DOCGATE_RETRAIN_CLASS_MARGIN",
+    "DOCGATE_RETRAIN_CLASS_MIN_SUPPORT",
     "DOCGATE_RETRAIN_SLICE_SHARE",
 ]
 
-# `manage.py retrain`: the held-back share and the per-class F1 margin (README).
+# `manage.py retrain`: the held-back share, the per-class F1 margin and the held-back documents a class needs
+# before the margin judges it alone (README).
 DOCGATE_RETRAIN_SLICE_SHARE = envfloat("DOCGATE_RETRAIN_SLICE_SHARE", 0.2)
 DOCGATE_RETRAIN_CLASS_MARGIN = envfloat("DOCGATE_RETRAIN_CLASS_MARGIN", 0.05)
+DOCGATE_RETRAIN_CLASS_MIN_SUPPORT = envint("DOCGATE_RETRAIN_CLASS_MIN_SUPPORT", 5)
 
 # `manage.py train_adapter`: a LoRA adapter of the served model per organisation, trained by the python of the
 # training virtualenv (`make train-deps`) on the base model's Hugging Face folder; the seed's rank 64 on Q/K/V/O.

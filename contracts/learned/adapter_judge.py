@@ -89,10 +89,10 @@ def adapter_slice_judge(
             reports[side]["clauses"] = _clause_report(asking, contracts, organisation_slug)
     if not client.adapters.usable(served):
         raise LLMUnavailable(f"the server does not serve adapter {served}: the base model answered for it")
-    margin = settings.DOCGATE_RETRAIN_CLASS_MARGIN
+    margin, min_support = settings.DOCGATE_RETRAIN_CLASS_MARGIN, settings.DOCGATE_RETRAIN_CLASS_MIN_SUPPORT
     verdicts = {
         kind: activation_verdict(reports["current"][kind], reports["candidate"][kind], primary=PRIMARY,
-                                 class_margin=margin)
+                                 class_margin=margin, class_min_support=min_support)
         for kind in reports["candidate"]
     }  # fmt: skip
     before = {kind: float(reports["current"][kind][PRIMARY]) for kind in verdicts}

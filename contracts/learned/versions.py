@@ -82,8 +82,13 @@ def model_version_slice_judge(
     """Judge a saved version by its and the current version's `reports` on the slice (an empty slice judges
     nothing: not activated), and record it with both reports and the slice statement."""
     if slice_statement["held_back"]:
-        margin = settings.DOCGATE_RETRAIN_CLASS_MARGIN
-        verdict = activation_verdict(reports["current"], reports["candidate"], primary=PRIMARY, class_margin=margin)
+        verdict = activation_verdict(
+            reports["current"],
+            reports["candidate"],
+            primary=PRIMARY,
+            class_margin=settings.DOCGATE_RETRAIN_CLASS_MARGIN,
+            class_min_support=settings.DOCGATE_RETRAIN_CLASS_MIN_SUPPORT,
+        )
     else:
         verdict = Verdict(False, "not activated: nothing reviewed was held back to judge it on", PRIMARY, None, 0.0)
     metrics = {

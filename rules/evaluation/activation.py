@@ -13,6 +13,10 @@ from typing import Any
 SLICE_SHARE = 0.2
 # A new version may lose at most this much F1 on any one class of the slice (it must not lose on the primary).
 CLASS_MARGIN = 0.05
+# ... judged on the classes the slice holds at least this many documents of. On fewer, one document is the whole
+# difference (1 of 1 right is F1 1.0, 0 of 1 is 0.0): such a class counts through the primary metric only, or
+# every retraining of a small organisation would stand or fall on one ticket.
+CLASS_MIN_SUPPORT = 5
 
 
 def slice_position(key: str) -> float:
@@ -64,20 +68,28 @@ def _class_scores(report: Mapping[str, Any]) -> dict[str, float]:
     return {label: float(scores["f1"]) for label, scores in (report.get("per_label") or {}).items()}
 
 
+def _class_support(report: Mapping[str, Any]) -> dict[str, int]:
+    return {label: int(scores.get("support", 0)) for label, scores in (report.get("per_label") or {}).items()}
+
+
 def activation_verdict(
     current: Mapping[str, Any] | None,
     candidate: Mapping[str, Any],
     *,
     primary: str = "macro_f1",
     class_margin: float = CLASS_MARGIN,
+    class_min_support: int = CLASS_MIN_SUPPORT,
 ) -> Verdict:
     """Activate the candidate only if it is not worse than the current version on `primary` and loses no more than
-    `class_margin` F1 on any class of the slice (no current version: the candidate is judged alone, and wins)."""
+    `class_margin` F1 on any class the slice holds `class_min_support` or more documents of (no current version:
+    the candidate is judged alone, and wins)."""
     score = float(candidate[primary])
     if current is None:
         return Verdict(True, f"no version in use; {primary} {score:.4f} on the slice", primary, None, score)
     before = float(current[primary])
-    drops = {label: f1 - _class_scores(candidate).get(label, 0.0) for label, f1 in _class_scores(current).items()}
+    support = _class_support(current)
+    judged = {label: f1 for label, f1 in _class_scores(current).items() if support.get(label, 0) >= class_min_support}
+    drops = {label: f1 - _class_scores(candidate).get(label, 0.0) for label, f1 in judged.items()}
     worst = max(drops, key=drops.__getitem__) if drops else None
     worst_drop = drops[worst] if worst is not None else 0.0
     if score < before:
@@ -89,5 +101,8 @@ def activation_verdict(
             f"although {primary} is {score:.4f} >= {before:.4f}"
         )
         return Verdict(False, reason, primary, before, score, worst, worst_drop)
-    reason = f"activated: {primary} {score:.4f} >= {before:.4f}; no class falls by more than {class_margin}"
+    small = len(support) - len(judged)
+    reason = f"activated: {primary} {score:.4f} >= {before:.4f}; no class falls by more than {class_margin}" + (
+        f" ({small} with fewer than {class_min_support} held back judged by {primary} only)" if small else ""
+    )
     return Verdict(True, reason, primary, before, score, worst, worst_drop)

@@ -10,8 +10,9 @@ from rules.evaluation.activation import activation_verdict, held_back
 from rules.safety_thresholds import review_threshold_recalibrate
 
 
-def _report(macro: float, **per_label: float) -> dict[str, Any]:
-    return {"macro_f1": macro, "per_label": {label: {"f1": f1} for label, f1 in per_label.items()}}
+def _report(macro: float, support: int = 10, **per_label: float) -> dict[str, Any]:
+    """A slice report; every class with `support` held-back documents."""
+    return {"macro_f1": macro, "per_label": {label: {"f1": f1, "support": support} for label, f1 in per_label.items()}}
 
 
 def test_slice_is_stable_whatever_the_order_and_holds_back_every_label() -> None:
@@ -42,8 +43,21 @@ def test_a_label_seen_once_is_trained_on_not_held_back() -> None:
         (_report(0.8, a=0.8, b=0.8), _report(0.79, a=0.9, b=0.68), False, "macro_f1 0.7900 < 0.8000"),
         (_report(0.8, a=0.8, b=0.8), _report(0.85, a=1.0, b=0.7), False, "F1 of b falls by 0.1000"),
         (_report(0.8, a=0.8, b=0.8), _report(0.9, a=1.0), False, "F1 of b falls by 0.8000"),
+        # One or two held-back documents of a class: one document flips its F1 by 0.5 to 1.0, so only the primary
+        # metric judges it (and still keeps out a candidate that is worse overall).
+        (_report(0.6, 2, a=0.5, b=0.7), _report(0.8, 2, a=1.0, b=0.6), True, "2 with fewer than 5 held back"),
+        (_report(0.6, 2, a=0.5, b=0.7), _report(0.55, 2, a=0.6, b=0.5), False, "macro_f1 0.5500 < 0.6000"),
     ],
-    ids=["first-version", "better", "small-class-loss", "worse-primary", "class-loss-over-margin", "class-lost"],
+    ids=[
+        "first-version",
+        "better",
+        "small-class-loss",
+        "worse-primary",
+        "class-loss-over-margin",
+        "class-lost",
+        "small-support-judged-by-primary",
+        "small-support-worse-primary",
+    ],
 )
 def test_verdict(current: Any, candidate: dict[str, Any], activate: bool, why: str) -> None:
     verdict = activation_verdict(current, candidate, class_margin=0.05)
