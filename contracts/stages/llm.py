@@ -12,7 +12,7 @@ from django.conf import settings
 from contracts.cascade import OFF
 from contracts.desks import ModelAnswer
 from contracts.gate import PolicyAnswer, gate_llm_raise
-from contracts.llm import llm_breaker_snapshot, llm_client, llm_client_for
+from contracts.llm import llm_breaker_snapshot, llm_client_for
 from contracts.stages.base import JobContext, LLMOutcome, LLMWait
 from contracts.standing.policy import standing_recheck
 from contracts.standing.tally import AnswerMark, desk_answer_mark, gate_answer_mark
@@ -78,6 +78,10 @@ class LLMStage:
             ctx.degraded = True
             ctx.review_reasons.append("llm_unavailable")
             outcome.error = f"{type(exc).__name__}: {exc}"[:500]
+        # Who answered: the adapter, or the base model when the server refused the adapter (the client remembers
+        # it and asks the base model from then on), so that the standing counts the answers of the model that gave
+        # them.
+        outcome.model = client.model
         outcome.breaker = llm_breaker_snapshot()
 
     @staticmethod
@@ -155,9 +159,10 @@ def model_draft(ctx: JobContext) -> str | None:
     return draft or None
 
 
-def model_policy_answer(text: str) -> PolicyAnswer:
-    """The model's answer to the policy question about an outgoing text it drafted."""
-    return policy_answer_ask(llm_client(), text)
+def model_policy_answer(text: str, organisation_slug: str | None) -> PolicyAnswer:
+    """The model's answer to the policy question about an outgoing text it drafted, asked of the model that drafted
+    it (the organisation's adapter when it has one, as every other question of the job)."""
+    return policy_answer_ask(llm_client_for(organisation_slug), text)
 
 
 def policy_answer_ask(client: LLMClient, text: str, budget: int | None = None) -> PolicyAnswer:

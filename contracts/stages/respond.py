@@ -57,7 +57,7 @@ class RespondStage:
     @staticmethod
     def _outgoing_gate(ctx: JobContext, text: str, *, drafted: bool) -> GateDecision:
         """Gate an outgoing text; the model's own draft is also put to the model's policy question."""
-        answer = model_policy_answer(text) if drafted else None
-        source = f"{ctx.text}\n{ctx.normalized_text().text}"  # what the citizen sent, as written and normalized
         organisation = ctx.document.organisation.slug
+        answer = model_policy_answer(text, organisation) if drafted else None
+        source = f"{ctx.text}\n{ctx.normalized_text().text}"  # what the citizen sent, as written and normalized
         return gate_decide(text=text, kind="outgoing", organisation=organisation, answer=answer, source=source)

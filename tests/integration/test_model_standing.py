@@ -12,6 +12,9 @@ from typing import Any
 import pytest
 
 from contracts.intake.submission import Submission, document_submit
+from contracts.learned.adapter_pairs import NAME as ADAPTER
+from contracts.learned.adapter_pairs import adapter_served_name
+from contracts.learned.store import model_current_set, model_root
 from contracts.models import Job, JobPhase, JobState, LLMAnswer, LLMProbe, Result, ReviewTask
 from contracts.pipeline import job_run
 from contracts.review.workflow import review_finding_decide, review_task_claim, review_task_finalize
@@ -33,13 +36,18 @@ NO_YES_OR_NO = {"content": [{"token": "嗯", "logprob": -0.1, "top_logprobs": [{
 
 
 class Model:
-    """What the scripted model says: to the policy question (`gate`) and to a structured question (`reply`)."""
+    """What the scripted model says: to the policy question (`gate`) and to a structured question (`reply`); a
+    question naming a model in `refused` is answered as vLLM answers for an adapter it does not serve."""
 
     def __init__(self) -> None:
         self.gate: dict[str, Any] = SAFE
         self.reply = json.dumps({"findings": []})
+        self.refused: set[str] = set()
 
     def __call__(self, recorded: Recorded) -> Scripted:
+        name = recorded.body.get("model")
+        if name in self.refused:
+            return Scripted(404, {"object": "error", "message": f"The model `{name}` does not exist.", "code": 404})
         if recorded.body.get("logprobs"):
             return completion("No", logprobs=self.gate)
         return completion(self.reply)
@@ -114,6 +122,23 @@ def test_a_model_that_fails_to_answer_adds_no_review_reason_and_is_counted(
     # The safety question was answered "no" about a text the rules allow: counted as valid, grounded, agreeing.
     gate = LLMAnswer.objects.get(job=job, task="gate")
     assert (gate.valid, gate.grounded, gate.agreed) == (True, True, True)
+
+
+def test_answers_the_base_model_gave_for_an_adapter_the_server_lacks_count_for_the_base_model(
+    actors: Any, settings: Any, tmp_path: Any, model: tuple[Model, ScriptedServer]
+) -> None:
+    scripted, server = model
+    settings.DOCGATE_MODELS_DIR = str(tmp_path / "models")
+    (model_root("acme", ADAPTER) / "adapter-20260101T000000").mkdir(parents=True)
+    model_current_set("acme", ADAPTER, "adapter-20260101T000000")
+    adapter = adapter_served_name("acme", "adapter-20260101T000000")
+    scripted.refused = {adapter}
+    job, result = run(actors, "ticket", TICKET)
+    named = [r.body["model"] for r in server.requests if r.path.endswith("/chat/completions")]
+    assert named[0] == adapter and len(named) > 1 and set(named[1:]) == {settings.LLM_MODEL}
+    answers = LLMAnswer.objects.filter(job=job)
+    assert answers.exists() and set(answers.values_list("model", flat=True)) == {settings.LLM_MODEL}
+    assert result.provenance["llm"]["model"] == settings.LLM_MODEL
 
 
 def test_a_valid_grounded_answer_that_disagrees_sends_the_ticket_to_review_and_the_review_judges_it(

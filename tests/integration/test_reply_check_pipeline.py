@@ -11,6 +11,9 @@ from typing import Any
 import pytest
 
 from contracts.intake.submission import Submission, document_submit
+from contracts.learned.adapter_pairs import NAME as ADAPTER
+from contracts.learned.adapter_pairs import adapter_served_name
+from contracts.learned.store import model_current_set, model_root
 from contracts.models import JobPhase, JobState, ReviewTask
 from contracts.pipeline import job_run
 from tests.frontend.test_portal import signed_in
@@ -69,6 +72,23 @@ def test_a_drafted_form_letter_goes_to_review_with_each_reason_and_its_evidence(
     codes = [problem["code"] for problem in data["response"]["check"]]
     assert codes == ["reply_no_department", "reply_no_time", "reply_boilerplate"]
     assert set(codes) <= set(data["review_reasons"])
+
+
+def test_the_outgoing_check_asks_the_model_that_drafted_the_reply(
+    actors: Any, drafting_model: ScriptedServer, settings: Any, tmp_path: Any
+) -> None:
+    """With an active adapter every question of the job names it: the policy question about the draft too."""
+    settings.DOCGATE_MODELS_DIR = str(tmp_path / "models")
+    (model_root("acme", ADAPTER) / "adapter-20260101T000000").mkdir(parents=True)
+    model_current_set("acme", ADAPTER, "adapter-20260101T000000")
+    outcome = _submit(actors)
+    job_run(outcome.job.pk, "reply-test")
+    job_run(outcome.job.pk, "reply-test", phase=JobPhase.LLM)
+    assert outcome.document.latest_result().data["response"]["source"] == "llm"
+    chats = [r.body for r in drafting_model.requests if r.path.endswith("/chat/completions")]
+    policy = [body for body in chats if body.get("logprobs")]
+    assert len(policy) == 2  # about the ticket, then about the drafted reply
+    assert {body["model"] for body in chats} == {adapter_served_name("acme", "adapter-20260101T000000")}
 
 
 def test_a_reviewers_edit_is_checked_on_the_review_page_and_in_the_api(client: Any, actors: Any) -> None:
