@@ -97,8 +97,8 @@ def _standing() -> list[dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tickets", type=int, default=30)
-    parser.add_argument("--contracts", type=int, default=30)
+    parser.add_argument("--tickets", type=int, default=36)
+    parser.add_argument("--contracts", type=int, default=24, help="the public file holds 24")
     parser.add_argument("--chars", type=int, default=1500, help="each public contract is cut to this length")
     parser.add_argument("--timeout", type=float, default=3000.0, help="per round")
     parser.add_argument(
