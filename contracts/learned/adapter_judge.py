@@ -14,17 +14,17 @@ from contracts.learned.adapter_pairs import CLAUSE_TASK, TICKET_TASK, Pair
 from contracts.learned.clauses import clause_model_current
 from contracts.learned.slice import SliceSplit
 from contracts.learned.tickets import classifier_current
+from contracts.learned.versions import PRIMARY, slice_verdict
 from inference.client import LLMClient
 from inference.errors import LLMUnavailable
 from inference.questions import clauses_extract, ticket_classify
 from rules.clauses import clause_presence
 from rules.clauses.pack import load_pack
-from rules.evaluation.activation import Verdict, activation_verdict
+from rules.evaluation.activation import Verdict
 from rules.evaluation.common import LabelCounts, classification_report, per_label_report
 from rules.tickets.combine import classify_tickets
 from rules.tickets.taxonomy import load_taxonomy
 
-PRIMARY = "macro_f1"
 REPORTS = {TICKET_TASK: "tickets", CLAUSE_TASK: "clauses"}
 
 
@@ -89,12 +89,9 @@ def adapter_slice_judge(
             reports[side]["clauses"] = _clause_report(asking, contracts, organisation_slug)
     if not client.adapters.usable(served):
         raise LLMUnavailable(f"the server does not serve adapter {served}: the base model answered for it")
-    margin, min_support = settings.DOCGATE_RETRAIN_CLASS_MARGIN, settings.DOCGATE_RETRAIN_CLASS_MIN_SUPPORT
     verdicts = {
-        kind: activation_verdict(reports["current"][kind], reports["candidate"][kind], primary=PRIMARY,
-                                 class_margin=margin, class_min_support=min_support)
-        for kind in reports["candidate"]
-    }  # fmt: skip
+        kind: slice_verdict(reports["current"][kind], reports["candidate"][kind]) for kind in reports["candidate"]
+    }
     before = {kind: float(reports["current"][kind][PRIMARY]) for kind in verdicts}
     after = {kind: float(reports["candidate"][kind][PRIMARY]) for kind in verdicts}
     better = [kind for kind in verdicts if after[kind] > before[kind]]

@@ -67,6 +67,18 @@ def model_version_judge(
     return row
 
 
+def slice_verdict(current: dict[str, Any] | None, candidate: dict[str, Any]) -> Verdict:
+    """`retrain`'s rule on two slice reports: PRIMARY not lower, and the settings' per-class margin on the classes
+    the slice holds enough documents of."""
+    return activation_verdict(
+        current,
+        candidate,
+        primary=PRIMARY,
+        class_margin=settings.DOCGATE_RETRAIN_CLASS_MARGIN,
+        class_min_support=settings.DOCGATE_RETRAIN_CLASS_MIN_SUPPORT,
+    )
+
+
 def model_version_slice_judge(
     *,
     organisation: Organisation,
@@ -82,13 +94,7 @@ def model_version_slice_judge(
     """Judge a saved version by its and the current version's `reports` on the slice (an empty slice judges
     nothing: not activated), and record it with both reports and the slice statement."""
     if slice_statement["held_back"]:
-        verdict = activation_verdict(
-            reports["current"],
-            reports["candidate"],
-            primary=PRIMARY,
-            class_margin=settings.DOCGATE_RETRAIN_CLASS_MARGIN,
-            class_min_support=settings.DOCGATE_RETRAIN_CLASS_MIN_SUPPORT,
-        )
+        verdict = slice_verdict(reports["current"], reports["candidate"])
     else:
         verdict = Verdict(False, "not activated: nothing reviewed was held back to judge it on", PRIMARY, None, 0.0)
     metrics = {

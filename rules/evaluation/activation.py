@@ -89,7 +89,8 @@ def activation_verdict(
     before = float(current[primary])
     support = _class_support(current)
     judged = {label: f1 for label, f1 in _class_scores(current).items() if support.get(label, 0) >= class_min_support}
-    drops = {label: f1 - _class_scores(candidate).get(label, 0.0) for label, f1 in judged.items()}
+    after = _class_scores(candidate)
+    drops = {label: f1 - after.get(label, 0.0) for label, f1 in judged.items()}
     worst = max(drops, key=drops.__getitem__) if drops else None
     worst_drop = drops[worst] if worst is not None else 0.0
     if score < before:

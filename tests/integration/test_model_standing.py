@@ -12,9 +12,6 @@ from typing import Any
 import pytest
 
 from contracts.intake.submission import Submission, document_submit
-from contracts.learned.adapter_pairs import NAME as ADAPTER
-from contracts.learned.adapter_pairs import adapter_served_name
-from contracts.learned.store import model_current_set, model_root
 from contracts.models import Job, JobPhase, JobState, LLMAnswer, LLMProbe, Result, ReviewTask
 from contracts.pipeline import job_run
 from contracts.review.workflow import review_finding_decide, review_task_claim, review_task_finalize
@@ -22,6 +19,7 @@ from contracts.standing.policy import probe_claim
 from rules.tickets.taxonomy import load_taxonomy
 from tests.api.test_review_concurrency import at_once
 from tests.inference.fake_server import Recorded, Scripted, ScriptedServer, completion, scripted_server
+from tests.learned_models import adapter_activate
 
 pytestmark = pytest.mark.django_db
 
@@ -128,10 +126,7 @@ def test_answers_the_base_model_gave_for_an_adapter_the_server_lacks_count_for_t
     actors: Any, settings: Any, tmp_path: Any, model: tuple[Model, ScriptedServer]
 ) -> None:
     scripted, server = model
-    settings.DOCGATE_MODELS_DIR = str(tmp_path / "models")
-    (model_root("acme", ADAPTER) / "adapter-20260101T000000").mkdir(parents=True)
-    model_current_set("acme", ADAPTER, "adapter-20260101T000000")
-    adapter = adapter_served_name("acme", "adapter-20260101T000000")
+    adapter = adapter_activate(settings, tmp_path)
     scripted.refused = {adapter}
     job, result = run(actors, "ticket", TICKET)
     named = [r.body["model"] for r in server.requests if r.path.endswith("/chat/completions")]

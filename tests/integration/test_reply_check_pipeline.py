@@ -11,13 +11,11 @@ from typing import Any
 import pytest
 
 from contracts.intake.submission import Submission, document_submit
-from contracts.learned.adapter_pairs import NAME as ADAPTER
-from contracts.learned.adapter_pairs import adapter_served_name
-from contracts.learned.store import model_current_set, model_root
 from contracts.models import JobPhase, JobState, ReviewTask
 from contracts.pipeline import job_run
 from tests.frontend.test_portal import signed_in
 from tests.inference.fake_server import Recorded, Scripted, ScriptedServer, completion, scripted_server
+from tests.learned_models import adapter_activate
 
 pytestmark = pytest.mark.django_db
 
@@ -78,9 +76,7 @@ def test_the_outgoing_check_asks_the_model_that_drafted_the_reply(
     actors: Any, drafting_model: ScriptedServer, settings: Any, tmp_path: Any
 ) -> None:
     """With an active adapter every question of the job names it: the policy question about the draft too."""
-    settings.DOCGATE_MODELS_DIR = str(tmp_path / "models")
-    (model_root("acme", ADAPTER) / "adapter-20260101T000000").mkdir(parents=True)
-    model_current_set("acme", ADAPTER, "adapter-20260101T000000")
+    adapter = adapter_activate(settings, tmp_path)
     outcome = _submit(actors)
     job_run(outcome.job.pk, "reply-test")
     job_run(outcome.job.pk, "reply-test", phase=JobPhase.LLM)
@@ -88,7 +84,7 @@ def test_the_outgoing_check_asks_the_model_that_drafted_the_reply(
     chats = [r.body for r in drafting_model.requests if r.path.endswith("/chat/completions")]
     policy = [body for body in chats if body.get("logprobs")]
     assert len(policy) == 2  # about the ticket, then about the drafted reply
-    assert {body["model"] for body in chats} == {adapter_served_name("acme", "adapter-20260101T000000")}
+    assert {body["model"] for body in chats} == {adapter}
 
 
 def test_a_reviewers_edit_is_checked_on_the_review_page_and_in_the_api(client: Any, actors: Any) -> None:

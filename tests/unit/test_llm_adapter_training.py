@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from contracts.learned.adapter import adapter_train_command
 from contracts.learned.adapter_pairs import NAME, contract_pairs, document_cut, pairs_split, ticket_pairs
-from contracts.learned.store import model_current_set, model_root
+from contracts.learned.store import model_root
 from contracts.learned.tickets_retrain import ticket_training
 from contracts.llm import llm_client_for
 from contracts.models import AuditEvent, LearnedModelVersion
@@ -25,6 +25,7 @@ from inference.schemas import clause_extraction_model, ticket_classification_mod
 from rules.clauses import clause_presence
 from rules.clauses.pack import load_pack
 from rules.tickets.taxonomy import load_taxonomy
+from tests.learned_models import adapter_activate
 from tests.reviewed_documents import document_reviewable, ticket_reviewed
 
 pytestmark = pytest.mark.django_db
@@ -136,9 +137,7 @@ def test_a_training_that_cannot_run_is_recorded_and_audited(actors: Any, setting
 
 
 def test_the_stage_asks_the_active_adapter_by_its_served_name(actors: Any, settings: Any, tmp_path: Any) -> None:
-    settings.DOCGATE_MODELS_DIR = str(tmp_path / "models")
     assert llm_client_for("acme").model == settings.LLM_MODEL
-    (model_root("acme", NAME) / "adapter-20260101T000000").mkdir(parents=True)
-    model_current_set("acme", NAME, "adapter-20260101T000000")
+    assert adapter_activate(settings, tmp_path) == "acme-adapter-20260101T000000"
     assert llm_client_for("acme").model == "acme-adapter-20260101T000000"
     assert llm_client_for("globex").model == settings.LLM_MODEL  # another organisation: the base model
