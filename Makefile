@@ -99,7 +99,9 @@ test: install-test browser-deps converters promtool kubectl
 
 # vLLM conformance: real vLLM (community CPU build, test-only .venv-vllm) serving Gemma 3 270M; ~4.5 min fresh.
 # The adapter test serves a LoRA adapter that setup.sh trains once (a marker, like the model's conversion): 12 steps,
-# ~12 min on a loaded 2-core machine; the adapter tests then take ~8 min (one of them runs `train_adapter` whole).
+# ~3 min on a quiet 2-core machine; the adapter tests then take ~8 min (one of them runs `train_adapter` whole).
+# setup.sh builds the venv, the model folder and the adapter once per machine, in a cache keyed by their inputs
+# (DOCGATE_VLLM_CACHE, default ~/.cache/docgate/vllm): another clone with the same inputs links to them (~7 min saved).
 test-vllm: install-test
 	PYTHON=$(PYTHON) bash tests/vllm/setup.sh
 	DOCGATE_VLLM=1 LLM_ENGINE=vllm $(PY) -m pytest tests/inference/test_vllm_conformance.py \

