@@ -20,11 +20,16 @@ logger = logging.getLogger(__name__)
 
 
 def _load() -> ModuleType | None:
-    """The built module when it is this version and was built from kernels.c as it is now; None otherwise."""
+    """The built module when kernels_checked accepts it; None when it is not built."""
     try:
         module = importlib.import_module("rules.normalize._kernels")
     except ImportError:
         return None
+    return kernels_checked(module)
+
+
+def kernels_checked(module: ModuleType) -> ModuleType | None:
+    """`module` when it is this KERNELS_VERSION and was built from kernels.c as it is now; else None, logged."""
     built_from = getattr(module, "SOURCE_SHA256", None)
     if getattr(module, "KERNELS_VERSION", None) != KERNELS_VERSION or (
         SOURCE.exists() and hashlib.sha256(SOURCE.read_bytes()).hexdigest() != built_from
