@@ -9,12 +9,15 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DOCGATE_DATA_DIR=/data
 WORKDIR /app
 COPY requirements.txt .
+COPY rules/normalize/kernels.c rules/normalize/kernels_build.py rules/normalize/
 # llama-cpp-python compiles llama.cpp: a compiler for the build, OpenMP at run time, and the portable
-# x86-64-v3 target rather than -march=native (see the Makefile).
+# x86-64-v3 target rather than -march=native (see the Makefile). The normalizer's kernels are compiled with the same
+# compiler (`make kernels`); .dockerignore keeps a host's build out of the `COPY . .` below.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends build-essential libgomp1 \
     && CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
        pip install --no-cache-dir -r requirements.txt \
+    && python rules/normalize/kernels_build.py --require \
     && apt-get purge -y build-essential && apt-get autoremove -y \
     && apt-get install -y --no-install-recommends ocrmypdf tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-chi-tra \
        libreoffice-writer-nogui bubblewrap \

@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
 .PHONY: run test test-vllm lint bench install install-test clean browser-deps converters promtool kubectl charts \
-	train-deps
+	train-deps kernels
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -38,9 +38,15 @@ $(ECHARTS): frontend/charts/package.json frontend/charts/package-lock.json
 	mkdir -p $(@D)
 	cp frontend/charts/node_modules/echarts/dist/echarts.min.js $@
 
-install: $(VENV)/.runtime charts
+# The normalizer's compiled kernels (rules/normalize/kernels.c → rules/normalize/_kernels<ABI tag>.so, git-ignored):
+# rebuilt whenever kernels.c is newer than the library, and a library built from another kernels.c is refused at
+# import (the Python code runs, with a warning; /readyz says which runs). Without a C compiler the Python code runs.
+kernels: $(VENV)/.runtime
+	$(PY) rules/normalize/kernels_build.py
 
-install-test: $(VENV)/.test charts
+install: $(VENV)/.runtime kernels charts
+
+install-test: $(VENV)/.test kernels charts
 
 # Converters for scans, images and legacy Office files (OCRmyPDF + Tesseract chi_sim/chi_tra, LibreOffice
 # headless) and bubblewrap, which confines them; installed from Debian when missing and we are root. Without them
@@ -131,4 +137,5 @@ bench: install-test
 	@eval "$$(bash tests/services.sh)" && $(PY) -m tests.benchmarks.run
 
 clean:
-	rm -rf frontend/charts/node_modules $(ECHARTS) var/test .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
+	rm -rf frontend/charts/node_modules $(ECHARTS) var/test .pytest_cache .mypy_cache .ruff_cache .import_linter_cache \
+	  rules/normalize/_kernels*.so

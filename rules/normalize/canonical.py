@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rules.normalize import compiled
 from rules.normalize.chars import CJK, char_class
 from rules.normalize.offsets import Edit, StepMap, apply_edits
 from rules.normalize.punctuation import PUNCTUATION_MARKS, punctuation_edits
@@ -241,6 +242,14 @@ def whitespace_edits(text: str, counts: dict[str, int]) -> list[Edit]:
     edits: list[Edit] = []
     if " " not in text and "\n" not in text and "\t" not in text:
         return edits  # three memchr-like scans are cheaper than one regex scan
+    kernels = compiled.kernels
+    if kernels is not None:  # the same loop compiled; a single line break is still decided by _keeps_break
+        edits, removed, joined = kernels.whitespace(text, _keeps_break)
+        if removed is not None:
+            counts["spaces_removed"] = counts.get("spaces_removed", 0) + removed
+        if joined is not None:
+            counts["lines_joined"] = counts.get("lines_joined", 0) + joined
+        return edits
     length = len(text)
     add_edit = edits.append
     for match in _WHITESPACE.finditer(text):

@@ -7,6 +7,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rules.normalize import compiled
+
 # (old_start, old_end, replacement) on the text before a step; sorted and non-overlapping.
 Edit = tuple[int, int, str]
 
@@ -74,7 +76,35 @@ def apply_edits(text: str, edits: Sequence[Edit], *, group_multichar: bool = Fal
 
     Equal-length edits map character by character and need no entry; with `group_multichar` a multi-character
     replacement maps as one block (a reordering rewrite such as 用紧→在用 is not a letter-for-letter match).
+    The compiled kernel when built (edits it does not take, such as overlapping ones, go to the Python code).
     """
+    if not edits:
+        return text, None
+    kernels = compiled.kernels
+    if kernels is not None:
+        try:
+            new_text, columns = kernels.apply_edits(text, edits, group_multichar)
+        except (TypeError, ValueError):
+            return apply_edits_python(text, edits, group_multichar=group_multichar)
+        return new_text, compiled_step(columns, len(text), len(new_text))
+    return apply_edits_python(text, edits, group_multichar=group_multichar)
+
+
+Columns = tuple["array[int]", "array[int]", "array[int]", "array[int]"]
+
+
+def compiled_step(columns: Columns | None, old_length: int, new_length: int) -> StepMap | None:
+    """The StepMap of a compiled kernel's (new_starts, new_ends, old_starts, old_ends), None when nothing moved."""
+    if columns is None:
+        return None
+    new_starts, new_ends, old_starts, old_ends = columns
+    return StepMap.built(new_starts, new_ends, old_starts, old_ends, old_length, new_length)
+
+
+def apply_edits_python(
+    text: str, edits: Sequence[Edit], *, group_multichar: bool = False
+) -> tuple[str, StepMap | None]:
+    """apply_edits in Python (the reference of the compiled kernel)."""
     if not edits:
         return text, None
     pieces: list[str] = []

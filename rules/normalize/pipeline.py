@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cache, cached_property
+from types import ModuleType
 from typing import Any
 
+from rules.normalize import compiled
 from rules.normalize.canonical import CANONICAL_TRIGGER, FOLD_CHARS, fold, whitespace_edits
 from rules.normalize.chars import char_class
 from rules.normalize.dialect import (
@@ -110,21 +113,53 @@ _PRESCAN_UP_TO = 2048
 
 
 @cache
+def _prescan_chars() -> tuple[set[str], list[str], frozenset[str]]:
+    """The prescan's BMP characters: those found wherever they are (folds, punctuation marks, traditional
+    characters, one-character markers), a marker's first character found only when a second one follows, past
+    the spaces and line breaks the whitespace step may remove (a common character such as 而 or 点 is found only
+    where it can start a marker), and the markers' second characters."""
+    singles, firsts, seconds = marker_chars()
+    always = {char for char in (*FOLD_CHARS, *PUNCTUATION_MARKS, *traditional_chars(), *singles) if char < "\U00010000"}
+    paired = [char for char in firsts if char < "\U00010000" and char not in always]
+    return always, paired, seconds
+
+
+@cache
 def _prescan() -> tuple[re.Pattern[str], frozenset[str]]:
-    """One class of every character that makes a step work: folds, punctuation marks, traditional characters,
-    Cantonese markers and (in one range: the engine tests characters outside the BMP item by item) all characters
+    """One class of every character that makes a step work (see _prescan_chars), digits followed by a full-width
+    mark and a digit, and (in one range: the engine tests characters outside the BMP item by item) all characters
     outside the BMP; with the characters that can start a marker (none of them found: detection has nothing to
     read)."""
     singles, firsts, seconds = marker_chars()
-    always = {char for char in (*FOLD_CHARS, *PUNCTUATION_MARKS, *traditional_chars(), *singles) if char < "\U00010000"}
-    # A marker's first character when a second one follows, past the spaces and line breaks the whitespace step
-    # may remove (a common character such as 而 or 点 is found only where it can start a marker).
-    paired = [char for char in firsts if char < "\U00010000" and char not in always]
+    always, paired, _ = _prescan_chars()
     conditions = [f"(?<!{char_class([*'0123456789', *paired])})", "(?<=[0-9])(?=[，．：；][0-9])"]
     if paired:
         conditions.append(f"(?<={char_class(paired)})(?=[ \t\n]*{char_class(seconds)})")
     pattern = char_class([*always, *paired])[:-1] + "0-9\U00010000-\U0010ffff](?:" + "|".join(conditions) + ")"
     return re.compile(pattern), singles | firsts
+
+
+@cache
+def _compiled_prescan(kernels: ModuleType) -> Callable[[str], int]:
+    """The compiled prescan, its table (a byte of bits per BMP code point) set from the sets _prescan reads."""
+    always, paired, seconds = _prescan_chars()
+    singles, firsts, _ = marker_chars()
+    bits = bytearray(0x10000)
+    for chars, bit in (
+        (always, kernels.IN_CLASS),
+        (paired, kernels.IN_CLASS | kernels.PAIRED),
+        (seconds, kernels.SECOND),
+        (FOLD_CHARS, kernels.FOLD),
+        (traditional_chars(), kernels.TRADITIONAL),
+        (singles | firsts, kernels.MARKER),
+        (PUNCTUATION_MARK_SET, kernels.MARK),
+    ):
+        for char in chars:
+            if char < "\U00010000":
+                bits[ord(char)] |= bit
+    kernels.prescan_table(bytes(bits))
+    prescan: Callable[[str], int] = kernels.prescan
+    return prescan
 
 
 _DIGITS = frozenset("0123456789")
@@ -168,6 +203,11 @@ def _canonical_prescanned(
 ) -> tuple[str, int, bool | None, bool]:
     """_canonical from one scan collecting the characters that make a step work; also return whether the text has
     a traditional character (None: not known) and whether it can hold a Cantonese marker."""
+    kernels = compiled.kernels
+    if kernels is not None:
+        bits = _compiled_prescan(kernels)(text)
+        if bits >= 0:  # -1: a character outside the BMP, which the pattern decides
+            return _canonical_compiled(text, counts, steps, bits, kernels)
     prescan, marker_chars = _prescan()
     found = prescan.findall(text)
     if not found:  # plain text, nothing traditional, no Cantonese marker, no full-width mark inside a number
@@ -190,6 +230,32 @@ def _canonical_prescanned(
     if not marks:
         return (*_unmarked_step(current, steps, numbers), traditional, markers)
     current, step, punctuation_folds = punctuation_step(current, marks=marks, numbers=numbers)
+    if step:
+        steps.append(step)
+    return current, punctuation_folds, traditional, markers
+
+
+def _canonical_compiled(
+    text: str, counts: dict[str, int], steps: list[StepMap], found: int, kernels: ModuleType
+) -> tuple[str, int, bool | None, bool]:
+    """_canonical_prescanned from the bits of the compiled prescan (`found`) instead of its set of characters."""
+    if not found:
+        return (*_unmarked_step(text, steps, numbers=False), False, False)
+    current = text
+    if not found & kernels.FOLD:
+        numbers = bool(found & kernels.DIGIT)
+        traditional: bool | None = bool(found & kernels.TRADITIONAL)
+        markers = bool(found & kernels.MARKER)
+    else:
+        numbers = True  # a fold can make a digit (１，２)
+        markers = True  # and an ideograph fold a marker
+        current, step = fold(text, counts)
+        if step:
+            steps.append(step)
+        traditional = None if "ideograph" in counts else bool(found & kernels.TRADITIONAL)
+    if not found & kernels.MARK:
+        return (*_unmarked_step(current, steps, numbers), traditional, markers)
+    current, step, punctuation_folds = punctuation_step(current)
     if step:
         steps.append(step)
     return current, punctuation_folds, traditional, markers

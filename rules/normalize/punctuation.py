@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Set as AbstractSet
 
+from rules.normalize import compiled
 from rules.normalize.chars import CJK, CJK_CHAR, char_class, is_cjk, neighbours
-from rules.normalize.offsets import Edit, StepMap, apply_edits
+from rules.normalize.offsets import Edit, StepMap, apply_edits, compiled_step
 
 _TO_CHINESE = {",": "，", ";": "；", ":": "：", "?": "？", "!": "！", "(": "（", ")": "）", ".": "。"}
 _TO_ASCII = {"，": ",", "．": ".", "：": ":", "；": ";"}
@@ -231,8 +232,12 @@ def punctuation_step(
     the number of marks changed. Marks decided by their neighbours alone are substituted in C.
 
     `marks`: the punctuation marks the text holds, when the caller collected them (None: looked up here);
-    `numbers`: see unmarked_edits.
+    `numbers`: see unmarked_edits. The compiled kernel, when built, applies punctuation_edits itself.
     """
+    kernels = compiled.kernels
+    if kernels is not None:
+        folded, count, columns = kernels.punctuate(text)
+        return folded, compiled_step(columns, len(text), len(folded)), count
     edits = _context_edits(text, scan_from, marks, numbers)
     count = len(edits)
     folded = text

@@ -55,6 +55,23 @@ def test_readyz_is_ready_with_database_broker_and_llm_disabled(client: Any, file
     assert checks["safety_model"]["ok"] and checks["safety_model"]["detail"].startswith("safety-")
 
 
+def test_readyz_says_which_normalizer_code_runs_and_is_ready_either_way(client: Any, file_broker: None) -> None:
+    from rules.normalize import compiled
+
+    shown = client.get("/readyz").json()["checks"]["normalizer"]
+    assert shown["required"] is False
+    assert shown["status"] == ("compiled" if compiled.kernels is not None else "python")
+    with mock.patch.object(compiled, "kernels", None):  # not built, or built from another kernels.c
+        response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json()["checks"]["normalizer"] == {
+        "ok": False,
+        "status": "python",
+        "detail": "compiled kernels not built or stale (make kernels)",
+        "required": False,
+    }
+
+
 @pytest.fixture
 def llm_on(settings: Any) -> Any:
     """The model switched on; each test says where its server is (or that nothing listens there)."""
