@@ -18,6 +18,7 @@ from rules.tickets.classifier import (
     baseline_pipeline,
     ticket_normalised,
     ticket_opening,
+    ticket_search_words,
     ticket_title,
 )
 from tests.shared_data import shared_file
@@ -143,6 +144,13 @@ def test_the_text_features_read_the_opening_of_a_long_letter() -> None:
     letter = "小区门口的路灯坏了三个月" + "。我们多次打电话反映" * 60
     (opening,) = ticket_opening([letter])
     assert len(opening) == OPENING_CHARS and opening.startswith("小区门口的路灯坏了")
+
+
+def test_word_features_share_the_words_inside_compounds() -> None:
+    """A ticket about the 社保卡 and one about the 社保局 share the word 社保; whitespace is no word."""
+    card, office = ticket_search_words("社保卡 补办"), ticket_search_words("社保局")
+    assert {"社保", "社保卡", "补办"} <= set(card) and {"社保", "社保局"} <= set(office)
+    assert all(word.strip() for word in card)
 
 
 def test_rule_scores_keep_how_much_evidence_there_is() -> None:
