@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 from types import ModuleType
 
-KERNELS_VERSION = 1
+KERNELS_VERSION = 2
 SOURCE = Path(__file__).resolve().parent / "kernels.c"
 
 logger = logging.getLogger(__name__)

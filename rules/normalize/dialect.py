@@ -10,6 +10,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
+from rules.normalize import compiled
 from rules.normalize.chars import CJK
 from rules.normalize.dialect_detect import (
     CANTONESE_THRESHOLD,
@@ -145,7 +146,11 @@ def region_edits(text: str, regions: Sequence[tuple[int, int]], lexicon: Lexicon
         occurrences = lexicon.index.occurrences(text)
         edits = _disjoint_edits(text, occurrences, lexicon)
         if edits is None:
-            edits = _segment(text, _keys_at(text, regions, lexicon, occurrences), lexicon)
+            kernels = compiled.kernels
+            if kernels is not None:  # _keys_at and _segment compiled (a Cantonese chat line's keys overlap)
+                edits = kernels.segment(text, occurrences, lexicon.unconditional, lexicon.contexts)
+            else:
+                edits = _segment(text, _keys_at(text, regions, lexicon, occurrences), lexicon)
     else:
         edits = _segment(text, _keys_at(text, regions, lexicon), lexicon)
     for number, (key_start, key_end, mandarin) in enumerate(edits):

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KERNELS_VERSION 1
+#define KERNELS_VERSION 2
 #ifndef KERNELS_SOURCE_SHA256
 #define KERNELS_SOURCE_SHA256 "unknown"
 #endif
@@ -759,6 +759,176 @@ fail:
     return NULL;
 }
 
+/* --- the Cantonese rewrite's choice of keys (rules.normalize.dialect._segment) -------------------------- */
+
+typedef struct {
+    Py_ssize_t start, end, number, order;
+} Key;
+
+/* By start, then in the automaton's order (the order _keys_at keeps within one start) */
+static int key_order(const void *a, const void *b) {
+    const Key *x = a, *y = b;
+    if (x->start != y->start)
+        return (x->start > y->start) - (x->start < y->start);
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* bisect.bisect_left(positions, value, low, high) */
+static Py_ssize_t bisect_left(const Py_ssize_t *positions, Py_ssize_t value, Py_ssize_t low, Py_ssize_t high) {
+    while (low < high) {
+        Py_ssize_t middle = low + (high - low) / 2;
+        if (positions[middle] < value)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+/* The Mandarin of key `number` at `start` (a borrowed reference), Py_None when its context does not hold, NULL on
+ * an error: the unconditional rendering, else the first context that holds (dialect_lexicon.context_check). */
+static PyObject *key_mandarin(PyObject *source, Py_ssize_t start, Py_ssize_t number, PyObject *unconditional,
+                              PyObject *contexts) {
+    PyObject *mandarin = PyTuple_GET_ITEM(unconditional, number);
+    if (mandarin != Py_None)
+        return mandarin;
+    PyObject *entry = PyTuple_GET_ITEM(contexts, number);
+    if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2) {
+        PyErr_SetString(PyExc_TypeError, "a key without an unconditional rendering needs (check, mandarins)");
+        return NULL;
+    }
+    PyObject *mandarins = PyTuple_GET_ITEM(entry, 1);
+    if (!PyTuple_Check(mandarins)) {
+        PyErr_SetString(PyExc_TypeError, "a context's renderings are a tuple");
+        return NULL;
+    }
+    PyObject *fitting = PyObject_CallMethod(PyTuple_GET_ITEM(entry, 0), "match", "On", source, start);
+    if (fitting == NULL)
+        return NULL;
+    if (fitting == Py_None) {
+        Py_DECREF(fitting);
+        return Py_None;
+    }
+    PyObject *last = PyObject_GetAttrString(fitting, "lastindex");
+    Py_DECREF(fitting);
+    if (last == NULL)
+        return NULL;
+    Py_ssize_t group = PyLong_AsSsize_t(last);
+    Py_DECREF(last);
+    if (group == -1 && PyErr_Occurred())
+        return NULL;
+    if (group < 1 || group > PyTuple_GET_SIZE(mandarins)) {
+        PyErr_SetString(PyExc_IndexError, "a context's group has no rendering");
+        return NULL;
+    }
+    return PyTuple_GET_ITEM(mandarins, group - 1);
+}
+
+PyDoc_STRVAR(segment_doc,
+             "segment(text, occurrences, unconditional, contexts) -> [(start, end, mandarin)]: the keys to rewrite "
+             "in a text that is one Cantonese region, chosen as rules.normalize.dialect._segment chooses them from "
+             "every (number, start, end) the lexicon's automaton found there, in its order.");
+
+static PyObject *segment(PyObject *module, PyObject *args) {
+    PyObject *source, *occurrences, *unconditional, *contexts;
+    if (!PyArg_ParseTuple(args, "UOO!O!", &source, &occurrences, &PyTuple_Type, &unconditional, &PyTuple_Type,
+                          &contexts))
+        return NULL;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(source), keys_known = PyTuple_GET_SIZE(unconditional);
+    if (PyTuple_GET_SIZE(contexts) != keys_known) {
+        PyErr_SetString(PyExc_ValueError, "unconditional and contexts differ in length");
+        return NULL;
+    }
+    PyObject *fast = PySequence_Fast(occurrences, "occurrences must be a sequence");
+    if (fast == NULL)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(fast), size = count ? count : 1;
+    PyObject *result = NULL;
+    Key *keys = PyMem_Malloc((size_t)size * sizeof(Key));
+    Py_ssize_t *positions = PyMem_Malloc((size_t)size * sizeof(Py_ssize_t));
+    Py_ssize_t *first = PyMem_Malloc((size_t)(size + 1) * sizeof(Py_ssize_t));
+    int64_t *best = PyMem_Calloc((size_t)(size + 1), sizeof(int64_t));
+    Py_ssize_t *chosen_end = PyMem_Malloc((size_t)size * sizeof(Py_ssize_t));
+    Py_ssize_t *chosen_next = PyMem_Malloc((size_t)size * sizeof(Py_ssize_t));
+    PyObject **chosen = PyMem_Calloc((size_t)size, sizeof(PyObject *)); /* borrowed: held by the lexicon */
+    if (!keys || !positions || !first || !best || !chosen_end || !chosen_next || !chosen) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3) {
+            PyErr_SetString(PyExc_TypeError, "an occurrence is a (number, start, end) tuple");
+            goto done;
+        }
+        Key *key = &keys[i];
+        key->number = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
+        key->start = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 1));
+        key->end = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 2));
+        key->order = i;
+        if (PyErr_Occurred())
+            goto done;
+        if (key->number < 0 || key->number >= keys_known || key->start < 0 || key->end <= key->start ||
+            key->end > length) {
+            PyErr_SetString(PyExc_ValueError, "an occurrence lies outside the text or the lexicon");
+            goto done;
+        }
+    }
+    qsort(keys, (size_t)count, sizeof(Key), key_order);
+    Py_ssize_t starts = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (i == 0 || keys[i].start != keys[i - 1].start) {
+            positions[starts] = keys[i].start;
+            first[starts++] = i;
+        }
+    }
+    first[starts] = count;
+    /* Right to left: the most Cantonese characters covered, then the fewest keys; a later key wins a tie. */
+    int64_t scale = (int64_t)length + 1;
+    for (Py_ssize_t index = starts - 1; index >= 0; index--) {
+        Py_ssize_t start = positions[index];
+        int64_t best_here = best[index + 1];
+        for (Py_ssize_t k = first[index]; k < first[index + 1]; k++) {
+            PyObject *mandarin = key_mandarin(source, start, keys[k].number, unconditional, contexts);
+            if (mandarin == NULL)
+                goto done;
+            if (mandarin == Py_None)
+                continue;
+            Py_ssize_t following = bisect_left(positions, keys[k].end, index + 1, starts);
+            int64_t value = best[following] + (int64_t)(keys[k].end - start) * scale - 1;
+            if (value > best_here) {
+                best_here = value;
+                chosen[index] = mandarin;
+                chosen_end[index] = keys[k].end;
+                chosen_next[index] = following;
+            }
+        }
+        best[index] = best_here;
+    }
+    result = PyList_New(0);
+    for (Py_ssize_t index = 0; result != NULL && index < starts;) {
+        if (chosen[index] == NULL) {
+            index++;
+            continue;
+        }
+        PyObject *edit = Py_BuildValue("(nnO)", positions[index], chosen_end[index], chosen[index]);
+        if (edit == NULL || PyList_Append(result, edit))
+            Py_CLEAR(result);
+        Py_XDECREF(edit);
+        index = chosen_next[index];
+    }
+done:
+    Py_DECREF(fast);
+    PyMem_Free(keys);
+    PyMem_Free(positions);
+    PyMem_Free(first);
+    PyMem_Free(best);
+    PyMem_Free(chosen_end);
+    PyMem_Free(chosen_next);
+    PyMem_Free(chosen);
+    return result;
+}
+
 /* --- module --------------------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -767,6 +937,7 @@ static PyMethodDef methods[] = {
     {"prescan", prescan, METH_VARARGS, prescan_doc},
     {"punctuate", punctuate, METH_VARARGS, punctuate_doc},
     {"whitespace", whitespace, METH_VARARGS, whitespace_doc},
+    {"segment", segment, METH_VARARGS, segment_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,13 +13,17 @@ from typing import cast
 import pytest
 from hypothesis import example, given, settings
 
+from rules.evaluation.common import jsonl_rows
 from rules.normalize import compiled, normalize
 from rules.normalize.canonical import _keeps_break, whitespace_edits
+from rules.normalize.dialect import _disjoint_edits, _keys_at, _segment, load_lexicon
 from rules.normalize.offsets import apply_edits, apply_edits_python
 from rules.normalize.punctuation import punctuation_edits, punctuation_step
+from rules.normalize.script import simplified_step
 from tests.benchmarks.normalize_digest import digest, inputs
 from tests.conftest import IN_CI
 from tests.rules.test_normalize_fast_path import texts
+from tests.shared_data import shared_file
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +118,24 @@ def test_a_build_of_another_source_is_refused(caplog: pytest.LogCaptureFixture) 
     assert compiled.kernels_checked(other_version) is None
     fresh = cast(ModuleType, SimpleNamespace(KERNELS_VERSION=compiled.KERNELS_VERSION, SOURCE_SHA256=current))
     assert compiled.kernels_checked(fresh) is fresh
+
+
+def test_the_compiled_key_choice_matches_segment_wherever_keys_overlap(kernels: ModuleType) -> None:
+    """Every Cantonese sentence of the dialect pairs, every lexicon key run into the next one (overlaps and context
+    checks), read as one region: kernels.segment chooses what _segment chooses."""
+    lexicon = load_lexicon()
+    keys = lexicon.index.terms
+    sentences = [row["source"] for row in jsonl_rows(shared_file("dialect/public.jsonl"))]
+    texts = sentences + ["".join(keys[i : i + 3]) for i in range(0, len(keys), 3)]
+    overlapping = 0
+    for text in texts:
+        text = simplified_step(text, cantonese=True)[0]
+        occurrences = lexicon.index.occurrences(text)
+        if not occurrences:
+            continue
+        expected = _segment(text, _keys_at(text, [(0, len(text))], lexicon, occurrences), lexicon)
+        assert kernels.segment(text, occurrences, lexicon.unconditional, lexicon.contexts) == expected, text
+        overlapping += _disjoint_edits(text, occurrences, lexicon) is None
+    assert overlapping >= 100
+    with pytest.raises(ValueError):
+        kernels.segment("喺度", [(0, 0, 5)], lexicon.unconditional, lexicon.contexts)  # outside the text
