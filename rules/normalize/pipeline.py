@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field
 from functools import cache, cached_property
 from types import ModuleType
@@ -213,26 +214,17 @@ def _canonical_prescanned(
     if not found:  # plain text, nothing traditional, no Cantonese marker, no full-width mark inside a number
         return (*_unmarked_step(text, steps, numbers=False), False, False)
     chars = set(found)
-    current = text
-    if chars.isdisjoint(FOLD_CHARS):
-        numbers = not chars.isdisjoint(_DIGITS)
-        traditional = _has_traditional(chars)
-        markers = not chars.isdisjoint(marker_chars)
-    else:
-        numbers = True  # a fold can make a digit (１，２)
-        markers = True  # and an ideograph fold a marker
-        current, step = fold(text, counts)
-        if step:
-            steps.append(step)
-        # an ideograph fold can make a traditional character: look again after it
-        traditional = None if "ideograph" in counts else _has_traditional(chars)
     marks = chars.intersection(PUNCTUATION_MARK_SET)  # folds make no mark: the text's marks are the same
-    if not marks:
-        return (*_unmarked_step(current, steps, numbers), traditional, markers)
-    current, step, punctuation_folds = punctuation_step(current, marks=marks, numbers=numbers)
-    if step:
-        steps.append(step)
-    return current, punctuation_folds, traditional, markers
+    return _canonical_found(
+        text,
+        counts,
+        steps,
+        folds=not chars.isdisjoint(FOLD_CHARS),
+        numbers=not chars.isdisjoint(_DIGITS),
+        traditional=_has_traditional(chars),
+        markers=not chars.isdisjoint(marker_chars),
+        marks=marks,
+    )
 
 
 def _canonical_compiled(
@@ -241,21 +233,44 @@ def _canonical_compiled(
     """_canonical_prescanned from the bits of the compiled prescan (`found`) instead of its set of characters."""
     if not found:
         return (*_unmarked_step(text, steps, numbers=False), False, False)
+    return _canonical_found(
+        text,
+        counts,
+        steps,
+        folds=bool(found & kernels.FOLD),
+        numbers=bool(found & kernels.DIGIT),
+        traditional=bool(found & kernels.TRADITIONAL),
+        markers=bool(found & kernels.MARKER),
+        marks=None if found & kernels.MARK else frozenset(),
+    )
+
+
+def _canonical_found(
+    text: str,
+    counts: dict[str, int],
+    steps: list[StepMap],
+    *,
+    folds: bool,
+    numbers: bool,
+    traditional: bool | None,
+    markers: bool,
+    marks: AbstractSet[str] | None,
+) -> tuple[str, int, bool | None, bool]:
+    """The folds and punctuation of a prescanned text, from what the prescan found: folds, digits, a traditional
+    character (None: not known), a Cantonese marker's characters, and the punctuation marks (None: some, which
+    punctuation_step looks up; empty: none)."""
     current = text
-    if not found & kernels.FOLD:
-        numbers = bool(found & kernels.DIGIT)
-        traditional: bool | None = bool(found & kernels.TRADITIONAL)
-        markers = bool(found & kernels.MARKER)
-    else:
+    if folds:
         numbers = True  # a fold can make a digit (１，２)
         markers = True  # and an ideograph fold a marker
         current, step = fold(text, counts)
         if step:
             steps.append(step)
-        traditional = None if "ideograph" in counts else bool(found & kernels.TRADITIONAL)
-    if not found & kernels.MARK:
+        if "ideograph" in counts:  # an ideograph fold can make a traditional character: look again after it
+            traditional = None
+    if marks is not None and not marks:
         return (*_unmarked_step(current, steps, numbers), traditional, markers)
-    current, step, punctuation_folds = punctuation_step(current)
+    current, step, punctuation_folds = punctuation_step(current, marks=marks, numbers=numbers)
     if step:
         steps.append(step)
     return current, punctuation_folds, traditional, markers
