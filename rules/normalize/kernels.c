@@ -76,17 +76,24 @@ typedef struct {
     Py_ssize_t count, capacity;
 } Edits;
 
+/* A growing array (`items`, `count` used of `*capacity`) with room for one more item: the same block while it has
+ * room, else one of twice the capacity (`first` items at first); NULL with MemoryError set when it cannot grow. */
+static void *room_for_one(void *items, Py_ssize_t *capacity, Py_ssize_t count, size_t item_size, Py_ssize_t first) {
+    if (count < *capacity)
+        return items;
+    Py_ssize_t grown = *capacity ? *capacity * 2 : first;
+    void *moved = PyMem_Realloc(items, (size_t)grown * item_size);
+    if (moved == NULL)
+        return PyErr_NoMemory();
+    *capacity = grown;
+    return moved;
+}
+
 static int edits_add(Edits *edits, Py_ssize_t start, Py_ssize_t end, PyObject *replacement) {
-    if (edits->count == edits->capacity) {
-        Py_ssize_t capacity = edits->capacity ? edits->capacity * 2 : 16;
-        Edit *items = PyMem_Realloc(edits->items, (size_t)capacity * sizeof(Edit));
-        if (items == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        edits->items = items;
-        edits->capacity = capacity;
-    }
+    Edit *items = room_for_one(edits->items, &edits->capacity, edits->count, sizeof(Edit), 16);
+    if (items == NULL)
+        return -1;
+    edits->items = items;
     edits->items[edits->count++] = (Edit){start, end, replacement};
     return 0;
 }
@@ -482,16 +489,10 @@ typedef struct {
 } Positions;
 
 static int positions_add(Positions *positions, Py_ssize_t position) {
-    if (positions->count == positions->capacity) {
-        Py_ssize_t capacity = positions->capacity ? positions->capacity * 2 : 64;
-        Py_ssize_t *items = PyMem_Realloc(positions->items, (size_t)capacity * sizeof(Py_ssize_t));
-        if (items == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        positions->items = items;
-        positions->capacity = capacity;
-    }
+    Py_ssize_t *items = room_for_one(positions->items, &positions->capacity, positions->count, sizeof(Py_ssize_t), 64);
+    if (items == NULL)
+        return -1;
+    positions->items = items;
     positions->items[positions->count++] = position;
     return 0;
 }
