@@ -30,17 +30,26 @@ def pause_marks(folder: Path) -> Path:
     return folder / "paused"
 
 
+def response_hold(folder: Path) -> Path:
+    """The file whose presence makes the web of `fault_worker_env(folder)` hold the next POST's answer; the request
+    holding renames it to `hold.<pid>` (see `HoldResponseMiddleware`)."""
+    return folder / "hold"
+
+
 def fault_worker_env(
     folder: Path, *, pause_s: float = 0.0, pause_phase: str = "rules", **overrides: str
 ) -> dict[str, str]:
     """Environment for a worker with short leases and, with `pause_s`, a pause stage after the others in a job's
-    first run of `pause_phase` (rules, or llm)."""
+    first run of `pause_phase` (rules, or llm); a web server run in it holds a POST's answer on demand
+    (`response_hold`)."""
     (folder / "fault_settings.py").write_text(
         "from config.settings import *  # noqa: F403\n"
         'DOCGATE_EXTRA_STAGES = ["tests.faults.stages.PauseStage"]\n'
         f"DOCGATE_FAULT_PAUSE_S = {pause_s!r}\n"
         f"DOCGATE_FAULT_PAUSE_PHASE = {pause_phase!r}\n"
         f"DOCGATE_FAULT_PAUSE_MARKS = {str(pause_marks(folder))!r}\n"
+        'MIDDLEWARE = [*MIDDLEWARE, "tests.faults.stages.HoldResponseMiddleware"]  # noqa: F405\n'
+        f"DOCGATE_FAULT_HOLD = {str(response_hold(folder))!r}\n"
     )
     return {
         "DJANGO_SETTINGS_MODULE": "fault_settings",
@@ -68,31 +77,6 @@ def child_pids(parent: int) -> list[int]:
         if int(fields[1]) == parent and fields[0] != "Z":
             children.append(int(entry.name))
     return children
-
-
-def serving_pid(master: int, port: int) -> int | None:
-    """A child of `master` (gunicorn's arbiter) holding an established connection on `port`: a web worker in the
-    middle of a request; None when every worker is idle."""
-    established = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":  # 01: ESTABLISHED
-                established.add(f"socket:[{fields[9]}]")
-    for pid in child_pids(master):
-        if established & _open_files(pid):
-            return pid
-    return None
-
-
-def _open_files(pid: int) -> set[str]:
-    """What the process's file descriptors point to (`socket:[inode]` for a socket)."""
-    targets = set()
-    with contextlib.suppress(OSError):  # the process exited meanwhile
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
-            with contextlib.suppress(OSError):  # that descriptor was closed meanwhile
-                targets.add(os.readlink(fd))
-    return targets
 
 
 @contextmanager

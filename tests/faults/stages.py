@@ -1,11 +1,16 @@
-"""Test-only pipeline stages, appended through `DOCGATE_EXTRA_STAGES` by the fault tests' settings module."""
+"""Test-only pipeline stages and middleware, appended through `DOCGATE_EXTRA_STAGES` and `MIDDLEWARE` by the fault
+tests' settings module."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
+from django.http import HttpRequest, HttpResponse
 
 from contracts.stages.base import JobContext
 
@@ -30,3 +35,21 @@ class PauseStage:
             mark.parent.mkdir(parents=True, exist_ok=True)
             mark.touch()
         time.sleep(float(getattr(settings, "DOCGATE_FAULT_PAUSE_S", 0.0)))
+
+
+class HoldResponseMiddleware:
+    """Hold one POST's answer after its view ran (what it stored is committed) while the file `DOCGATE_FAULT_HOLD`
+    exists: the request that renames it to `<name>.<pid>` sleeps there, so a test can SIGKILL a web worker that is
+    surely mid-request and whose client never gets the answer. Without the file every request passes untouched."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        hold = getattr(settings, "DOCGATE_FAULT_HOLD", "")
+        if hold and request.method == "POST":
+            with contextlib.suppress(FileNotFoundError):  # no hold asked for, or another request took it
+                Path(hold).rename(f"{hold}.{os.getpid()}")
+                time.sleep(60)  # the test kills this worker long before
+        return response

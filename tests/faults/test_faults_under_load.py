@@ -42,7 +42,7 @@ from tests.faults.helpers import (
     log_tail,
     redis_private,
     redis_restart_losing_data,
-    serving_pid,
+    response_hold,
 )
 from tests.load.run_load import child, free_port, gunicorn_command, server_env, submit_all, wait_ready
 from tests.unit.test_webhook_delivery import Receiver, local_receiver
@@ -86,8 +86,6 @@ class Faults:
     folder: Path
     broker: PrivateRedis
     victim: subprocess.Popen[bytes]
-    web: subprocess.Popen[bytes]
-    base_url: str
     stack: ExitStack
     accepted: int = 0
     log: dict[str, Any] = field(default_factory=dict)
@@ -138,17 +136,17 @@ class Faults:
         )
 
     def _web_worker_kill(self) -> None:
-        """SIGKILL a gunicorn worker in the middle of a request (its client sees the connection drop and sends the
-        submission again with the same Idempotency-Key); gunicorn's arbiter starts another worker."""
-        port = int(self.base_url.rsplit(":", 1)[1])
-        found: list[int] = []
-
-        def serving() -> bool:
-            found.extend(pid for pid in [serving_pid(self.web.pid, port)] if pid is not None)
-            return bool(found)
-
-        assert wait_until(serving, timeout_s=20, interval_s=0.005)
-        os.kill(found[0], signal.SIGKILL)
+        """SIGKILL a gunicorn worker in the middle of a request, after its submission was stored and before the
+        answer went out (the hold of `HoldResponseMiddleware`): its client sees the connection drop and sends the
+        submission again with the same Idempotency-Key, which must answer with the stored document. gunicorn's
+        arbiter starts another worker."""
+        hold = response_hold(self.folder)
+        hold.touch()
+        held = lambda: next(hold.parent.glob(f"{hold.name}.*"), None)  # noqa: E731
+        assert wait_until(lambda: held() is not None, timeout_s=20, interval_s=0.005)
+        holder = held()
+        assert holder is not None
+        os.kill(int(holder.suffix[1:]), signal.SIGKILL)
 
 
 def redis_messages(url: str) -> dict[str, int]:
@@ -182,14 +180,14 @@ def test_200_submissions_from_20_clients_survive_a_killed_worker_and_a_redis_res
     with local_receiver() as receiver, redis_private(tmp_path) as broker, ExitStack() as stack:
         webhook_endpoint_configure(organisation=actors.acme, user=None, url=receiver.url)
         env = load_env(tmp_path, broker)
-        web = stack.enter_context(child(gunicorn_command(port), env, tmp_path / "gunicorn.log"))
+        stack.enter_context(child(gunicorn_command(port), env, tmp_path / "gunicorn.log"))
         victim = stack.enter_context(celery_worker(extra_env=env, log_path=tmp_path / "worker-a.log", concurrency=2))
         stack.enter_context(celery_worker(extra_env=env, log_path=tmp_path / "worker-b.log", concurrency=2))
         stack.enter_context(celery_beat(extra_env=env, folder=tmp_path))
         assert wait_ready(base_url, actors.acme_key), log_tail(tmp_path / "gunicorn.log")
         for name in ("worker-a.log", "worker-b.log"):
             assert wait_until(worker_ready(tmp_path / name), timeout_s=60), log_tail(tmp_path / name)
-        faults = Faults(env=env, folder=tmp_path, broker=broker, victim=victim, web=web, base_url=base_url, stack=stack)
+        faults = Faults(env=env, folder=tmp_path, broker=broker, victim=victim, stack=stack)
         started = time.monotonic()
         injector = threading.Thread(target=faults.run, args=(started,))
         injector.start()
@@ -256,5 +254,6 @@ def assert_nothing_lost_or_doubled(accepted: dict[int, str], receiver: Receiver,
     assert set(received.values()) == {1}, report
     assert report["sweeper_requeued_running"] >= 1  # the kill left a job running under a dead lease
     assert report["client_retries"] >= 1  # the web worker died under a request, which its client sent again
+    assert report["client_replays"] >= 1  # ... after storing it: the retry got the stored document, not a second
     lost_in_redis = report["messages_in_redis_before_restart"]
     assert lost_in_redis["queued"] + lost_in_redis["unacked"] > 0  # the restart did lose messages
