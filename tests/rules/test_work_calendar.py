@@ -87,3 +87,23 @@ def test_a_calendar_file_names_its_years() -> None:
     with pytest.raises(ValueError, match="names its years"):
         calendar_years_parse({"holidays": []})
     assert [y.year for y in calendar_years_parse({"years": {"2027": entry()}})] == [2027]
+
+
+def test_every_official_year_matches_an_independent_transcription_of_the_notices() -> None:
+    """The pack's official years were typed from the State Council's notices; `chinese_calendar` (a maintained
+    library that transcribes the same notices) must agree with every holiday and 调休 working day of each year both
+    cover, so a mistyped date cannot pass as official."""
+    import chinese_calendar
+
+    calendar = load_calendar()
+    covered = {day.year for day in chinese_calendar.holidays} & {day.year for day in chinese_calendar.workdays}
+    official = {day.year for day in calendar.holidays if calendar.year_status(day.year) == "official"}
+    compared = sorted(official & covered)
+    assert compared, "no official year of the pack is covered by the reference"
+    for year in compared:
+        ours = {day for day in calendar.holidays if day.year == year}
+        theirs = {day for day in chinese_calendar.holidays if day.year == year}
+        assert ours == theirs, (year, sorted(ours ^ theirs))
+        ours_work = {day for day in calendar.workdays if day.year == year}
+        theirs_work = {day for day in chinese_calendar.workdays if day.year == year}
+        assert ours_work == theirs_work, (year, sorted(ours_work ^ theirs_work))
