@@ -9,9 +9,12 @@ from typing import Any
 
 from rules.evaluation.common import classification_report
 from rules.tickets.calibration import expected_calibration_error, reliability_table
-from rules.tickets.classifier import baseline_pipeline, train_classifier
+from rules.tickets.classifier import baseline_pipeline, classifier_pipeline, train_classifier
 from rules.tickets.combine import TicketClassification, classify_tickets
 from rules.tickets.pack import load_pack
+
+# Shares of each training fold the learning curve trains on (the whole fold is the cross-validation itself).
+CURVE_SHARES = (0.125, 0.25, 0.5)
 
 
 def ticket_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -64,9 +67,49 @@ def _routing_report(gold: Sequence[str], results: Sequence[TicketClassification]
     }
 
 
-def _cross_validate(rows: list[dict[str, Any]], folds: int, seed: int) -> dict[str, Any]:
+def _curve_subsample(train_index: Sequence[int], gold: Sequence[str], share: float, seed: int) -> list[int]:
+    """`share` of a training fold, drawn within each label (at least two of a label, so every label is learnt)."""
+    import numpy as np  # heavy: only for the learning curve
+
+    rng = np.random.default_rng(seed)
+    by_label: dict[str, list[int]] = {}
+    for i in train_index:
+        by_label.setdefault(gold[i], []).append(int(i))
+    kept: list[int] = []
+    for label in sorted(by_label):
+        members = by_label[label]
+        size = min(len(members), max(2, round(len(members) * share)))
+        kept.extend(int(i) for i in rng.choice(members, size, replace=False))
+    return sorted(kept)
+
+
+def _learning_curve(
+    texts: Sequence[str], gold: Sequence[str], splits: Sequence[tuple[Any, Any]], seed: int, full: float
+) -> list[dict[str, Any]]:
+    """Pooled macro-F1 of the classifier trained on CURVE_SHARES of each training fold (same folds, same test
+    tickets), then the whole fold (`full`, the cross-validation's own figure): how much more labelled history
+    would help. The label is the pipeline's top class, which is what the calibrated classifier routes by."""
+    points = []
+    for share in CURVE_SHARES:
+        predicted: list[str | None] = [None] * len(texts)
+        sizes = []
+        for train_index, test_index in splits:
+            kept = _curve_subsample(train_index, gold, share, seed)
+            sizes.append(len(kept))
+            model = classifier_pipeline().fit([texts[i] for i in kept], [gold[i] for i in kept])
+            for i, label in zip(test_index, model.predict([texts[i] for i in test_index]), strict=True):
+                predicted[i] = str(label)
+        points.append({"share": share, "n_train": round(sum(sizes) / len(sizes)),
+                       "macro_f1": classification_report(list(gold), predicted)["macro_f1"]})  # fmt: skip
+    full_size = round(sum(len(train) for train, _ in splits) / len(splits))
+    points.append({"share": 1.0, "n_train": full_size, "macro_f1": full})
+    return points
+
+
+def _cross_validate(rows: list[dict[str, Any]], folds: int, seed: int, curve: bool = False) -> dict[str, Any]:
     """Stratified k-fold: train on k-1 folds, classify the held-out fold, pool; the baseline on the same folds.
-    Per-fold macro-F1 (mean and spread) and training seconds beside the pooled figures."""
+    Per-fold macro-F1 (mean and spread) and training seconds beside the pooled figures; with `curve`, the
+    learning curve over the same folds."""
     from sklearn.model_selection import StratifiedKFold  # heavy: scikit-learn, only for cross-validation
 
     texts = [row["text"] for row in rows]
@@ -74,8 +117,8 @@ def _cross_validate(rows: list[dict[str, Any]], folds: int, seed: int) -> dict[s
     results: list[TicketClassification | None] = [None] * len(rows)
     baseline: list[str | None] = [None] * len(rows)
     fold_f1, fold_baseline, seconds = [], [], []
-    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    for train_index, test_index in splitter.split(texts, gold):
+    splits = list(StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(texts, gold))
+    for train_index, test_index in splits:
         train_texts = [texts[i] for i in train_index]
         train_labels = [gold[i] for i in train_index]
         test_texts = [texts[i] for i in test_index]
@@ -103,6 +146,8 @@ def _cross_validate(rows: list[dict[str, Any]], folds: int, seed: int) -> dict[s
     report["training_seconds"] = _spread(seconds)
     report["folds"] = folds
     report["seed"] = seed
+    if curve:
+        report["learning_curve"] = _learning_curve(texts, gold, splits, seed, report["classifier_macro_f1"])
     return report
 
 
@@ -111,16 +156,20 @@ def evaluate_tickets(
     train_rows: Iterable[dict[str, Any]] | None = None,
     cv: int | None = None,
     seed: int = 0,
+    learning_curve: bool = False,
 ) -> dict[str, Any]:
-    """Score ticket classification: rules alone, trained on `train_rows`, or `cv`-fold cross-validation."""
+    """Score ticket classification: rules alone, trained on `train_rows`, or `cv`-fold cross-validation (with
+    `learning_curve`, also trained on smaller shares of every training fold)."""
     started = time.perf_counter()
     data = ticket_rows(rows)
     if cv is not None and train_rows is not None:
         raise ValueError("use either a training file or cross-validation, not both")
+    if learning_curve and cv is None:
+        raise ValueError("the learning curve is drawn over cross-validation folds: give --cv")
     if cv is not None:
         if cv < 2:
             raise ValueError("cross-validation needs at least 2 folds")
-        report = _cross_validate(data, cv, seed)
+        report = _cross_validate(data, cv, seed, curve=learning_curve)
         report["mode"] = "cv"
     else:
         classifier = None

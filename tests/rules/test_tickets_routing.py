@@ -4,6 +4,7 @@ suggestions, per-category thresholds below which a ticket is for a dispatcher, a
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -141,3 +142,30 @@ def test_cross_validation_reports_fold_spread_calibration_and_routing(board: lis
     assert routing["routed_share"] + routing["dispatcher_share"] <= 1.0 + 1e-6
     assert routing["top3_accuracy"] >= report["accuracy"]
     assert report["training_seconds"]["max"] > 0
+
+
+def test_learning_curve_trains_on_shares_of_the_same_folds(board: list[dict]) -> None:
+    rows = board[::8]
+    report = evaluate_tickets(rows, cv=3, seed=1, learning_curve=True)
+    curve = report["learning_curve"]
+    assert [point["share"] for point in curve] == [0.125, 0.25, 0.5, 1.0]
+    sizes = [point["n_train"] for point in curve]
+    assert sizes == sorted(sizes) and sizes[-1] == round(len(rows) * 2 / 3)
+    # The whole fold is the cross-validation's own figure; an eighth of it (two or three tickets of a label) is
+    # far worse.
+    assert curve[-1]["macro_f1"] == report["classifier_macro_f1"]
+    assert curve[0]["macro_f1"] < curve[-1]["macro_f1"] - 0.1
+    with pytest.raises(ValueError, match="--cv"):
+        evaluate_tickets(rows, learning_curve=True)
+
+
+def test_learning_curve_subsample_keeps_every_label_and_only_training_tickets() -> None:
+    from rules.evaluation.tickets import _curve_subsample
+
+    gold = ["城乡建设"] * 40 + ["交通运输"] * 3 + ["教育文体"] * 17
+    train = [*range(0, 60, 2), 41]  # the test fold holds the other tickets
+    kept = _curve_subsample(train, gold, 0.25, seed=3)
+    assert set(kept) <= set(train) and len(kept) == len(set(kept))
+    counts = Counter(gold[i] for i in kept)
+    assert counts == {"城乡建设": 5, "交通运输": 2, "教育文体": 2}  # 20 x 1/4; 2 of 2; 8 x 1/4
+    assert kept == _curve_subsample(train, gold, 0.25, seed=3) != _curve_subsample(train, gold, 0.25, seed=4)

@@ -62,6 +62,11 @@ class Command(BaseCommand):
             help="tickets, safety: k-fold cross-validation on --data, the model refitted inside every fold; "
             "clauses: the heading model cross-validated over the --train contracts",
         )
+        parser.add_argument(
+            "--learning-curve",
+            action="store_true",
+            help="tickets --cv K: also train on 1/8, 1/4 and 1/2 of every training fold and report macro-F1 by size",
+        )
         parser.add_argument("--leave-out", help="safety: train without this source of --data, score on it")
         parser.add_argument(
             "--extra-safe",
@@ -86,6 +91,8 @@ class Command(BaseCommand):
             options.get("clause_model") or options.get("mask_headings") or options.get("weak_headings")
         ):
             raise CommandError("--clause-model, --mask-headings and --weak-headings apply to the clauses task only")
+        if options.get("learning_curve") and task != "tickets":
+            raise CommandError("--learning-curve applies to the tickets task only")
         safety_only = ("leave_out", "extra_safe", "rules_only")
         if task != "safety" and any(options.get(name) for name in safety_only):
             raise CommandError("--leave-out, --extra-safe and --rules-only apply to the safety task only")
@@ -141,7 +148,13 @@ class Command(BaseCommand):
             if task == "tickets":
                 train_rows = list(jsonl_rows(options["train"])) if options.get("train") else None
                 return dict(
-                    evaluate_tickets(rows, train_rows=train_rows, cv=options.get("cv"), seed=options.get("seed") or 0)
+                    evaluate_tickets(
+                        rows,
+                        train_rows=train_rows,
+                        cv=options.get("cv"),
+                        seed=options.get("seed") or 0,
+                        learning_curve=options.get("learning_curve", False),
+                    )
                 )
             return self._evaluate_safety(rows, options)
         except (KeyError, TypeError) as exc:
